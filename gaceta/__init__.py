@@ -1,0 +1,1 @@
+"""The faces of gaceta: CLI, HTTP API and web page. Thin: the logic lives in ingest, retrieval and flows."""

@@ -1,0 +1,45 @@
+"""What every route depends on: the open index, the settings, the page renderer, and the optional API key."""
+
+from __future__ import annotations
+
+import secrets
+from typing import TYPE_CHECKING
+
+from fastapi import Depends, HTTPException, Request, status
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from gaceta.api.pages import PageRenderer
+from retrieval.settings import Settings
+
+if TYPE_CHECKING:
+    from retrieval.index import Index
+
+_bearer = HTTPBearer(auto_error=False, description="Needed on every route but /healthz when GACETA_API_KEY is set.")
+
+
+def get_settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+def get_index(request: Request) -> Index:
+    return request.app.state.index
+
+
+def get_renderer(request: Request) -> PageRenderer:
+    return request.app.state.renderer
+
+
+def require_api_key(
+    settings: Settings = Depends(get_settings),
+    credentials: HTTPAuthorizationCredentials | None = Depends(_bearer),
+) -> None:
+    """Constant-time comparison of the bearer token with GACETA_API_KEY; no key configured = open API."""
+    expected = settings.api_key
+    if not expected:
+        return
+    if credentials is None or credentials.scheme.lower() != "bearer":
+        raise HTTPException(
+            status.HTTP_401_UNAUTHORIZED, "missing API key: send 'Authorization: Bearer <key>'", {"WWW-Authenticate": "Bearer"}
+        )
+    if not secrets.compare_digest(credentials.credentials.encode(), expected.encode()):
+        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "invalid API key", {"WWW-Authenticate": "Bearer"})

@@ -1,0 +1,92 @@
+"""PDF page images with a cited span highlighted, rendered by PyMuPDF and kept in an LRU cache.
+
+The PDF is found only through the index's own record of the document (`source_path` + `source_sha256`); nothing in a
+request names a file. A file that has changed since it was indexed is refused rather than shown with wrong highlights.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import pymupdf
+
+from gaceta.api.highlight import line_rects, span_words
+from ingest.models import LegalDocument
+
+
+class SourceUnavailable(Exception):
+    """The indexed PDF is missing or no longer the file that was indexed."""
+
+
+@dataclass(frozen=True)
+class PageImage:
+    png: bytes
+    highlighted_words: int
+
+
+@dataclass(frozen=True)
+class _Request:
+    """Cache key: the document's identity and bytes, the page, the span. The document rides along unhashed."""
+
+    doc_id: str
+    sha256: str
+    page: int
+    span: tuple[int, int] | None
+    doc: LegalDocument = field(compare=False, hash=False, repr=False)
+
+
+class PageRenderer:
+    def __init__(self, dpi: int = 110, cache_size: int = 128):
+        self.dpi = dpi
+        self._render = lru_cache(maxsize=cache_size)(self._render_uncached)
+        self._hashes: dict[tuple[str, int, int], str] = {}
+        self._lock = threading.Lock()
+
+    def render(self, doc: LegalDocument, page: int, span: tuple[int, int] | None = None) -> PageImage:
+        """PNG of PDF page `page` (1-based, within the document) with the words of `span` highlighted."""
+        return self._render(_Request(doc.doc_id, doc.source_sha256, page, span, doc))
+
+    def cache_info(self):
+        return self._render.cache_info()
+
+    def _render_uncached(self, req: _Request) -> PageImage:
+        path = self._verified_source(req.doc)
+        with pymupdf.open(path) as pdf:
+            page = pdf[req.page - 1]
+            words = span_words(page, req.doc, *req.span) if req.span else []
+            if words:
+                annot = page.add_highlight_annot(line_rects(words))
+                annot.set_colors(stroke=(1.0, 0.85, 0.1))
+                annot.update()
+            png = page.get_pixmap(dpi=self.dpi, annots=True).tobytes("png")
+        return PageImage(png=png, highlighted_words=len(words))
+
+    def _verified_source(self, doc: LegalDocument) -> Path:
+        """The indexed file, checked against the sha256 recorded at ingest (hash memoised per size and mtime)."""
+        path = Path(doc.source_path)
+        try:
+            st = path.stat()
+        except OSError:
+            raise SourceUnavailable(f"the source PDF of document {doc.doc_id} is no longer where it was indexed") from None
+        key = (str(path), st.st_size, st.st_mtime_ns)
+        with self._lock:
+            digest = self._hashes.get(key)
+        if digest is None:
+            with path.open("rb") as fh:
+                digest = hashlib.file_digest(fh, "sha256").hexdigest()
+            with self._lock:
+                self._hashes[key] = digest
+        if digest != doc.source_sha256:
+            raise SourceUnavailable(f"the source PDF of document {doc.doc_id} has changed since it was indexed; re-ingest it")
+        return path
+
+
+def page_in_document(doc: LegalDocument, page: int) -> bool:
+    """Whether PDF page `page` belongs to this document (an edition PDF holds many documents)."""
+    first, last = doc.pdf_pages
+    return first <= page <= last
+

@@ -1,0 +1,1 @@
+"""The API's routers, one module per resource: queries (search, ask), documents (text, chunks, page images), health."""

@@ -1,0 +1,85 @@
+"""Request and response bodies of the HTTP API. Limits live here, so a bad request is a 422 before any work starts."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
+
+from ingest.models import Chunk, DocumentInfo
+from retrieval.models import SearchFilters, SearchHit, SearchMode
+
+MAX_QUESTION_CHARS = 2000
+MAX_K = 100
+
+
+def _unicode_text(value: str) -> str:
+    """Refuse what JSON can carry but no tokenizer or JSON encoder can: lone surrogates and NUL characters."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode text (lone surrogate code point)") from None
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    return value
+
+
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_QUESTION_CHARS), AfterValidator(_unicode_text)]
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300), AfterValidator(_unicode_text)]
+K = Annotated[int, Field(ge=1, le=MAX_K, description=f"How many chunks to retrieve (1–{MAX_K}).")]
+
+
+class FiltersIn(SearchFilters):
+    """`SearchFilters` with the limits a public endpoint needs: bounded lists, no unknown keys, dates in order."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    issuing_body: Annotated[list[Name], Field(max_length=50)] | None = None
+    doc_type: Annotated[list[Name], Field(max_length=50)] | None = None
+    doc_ids: Annotated[list[Name], Field(max_length=MAX_K * 10)] | None = None
+
+    @model_validator(mode="after")
+    def _dates_in_order(self) -> FiltersIn:
+        if self.date_from and self.date_to and self.date_from > self.date_to:
+            raise ValueError(f"date_from ({self.date_from}) is after date_to ({self.date_to})")
+        return self
+
+    def contract(self) -> SearchFilters:
+        return SearchFilters.model_validate(self.model_dump())
+
+
+class SearchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    query: Text
+    k: K = 10
+    mode: SearchMode = SearchMode.hybrid
+    filters: FiltersIn | None = None
+
+
+class SearchResponse(BaseModel):
+    query: str
+    mode: SearchMode
+    k: int
+    hits: list[SearchHit]
+
+
+class AskRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    question: Text
+    k: K = 8
+    filters: FiltersIn | None = None
+    answerer: Literal["extractive", "claude", "tags"] | None = Field(
+        None, description="Answer backend; unset = the server's configured answerer (GACETA_ANSWERER)."
+    )
+
+
+class ChunkResponse(BaseModel):
+    chunk: Chunk
+    document: DocumentInfo
+
+
+class Health(BaseModel):
+    status: Literal["ok"] = "ok"
+    version: str

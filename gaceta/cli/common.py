@@ -1,0 +1,37 @@
+"""What every command shares: the console, settings, JSON output and the expected-failure exit path."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, NoReturn
+
+import typer
+from pydantic import BaseModel
+from rich.console import Console
+
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+
+def settings():
+    """Load settings lazily (pydantic-settings reads GACETA_* from the environment)."""
+    from retrieval.settings import Settings
+
+    return Settings()
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """An expected failure: one clear line on stderr, no traceback."""
+    err_console.print(f"[bold red]error:[/] {message}")
+    raise typer.Exit(code)
+
+
+def print_json(payload: Any) -> None:
+    """Machine-readable output on stdout (pydantic models, lists of them, or plain data)."""
+    if isinstance(payload, BaseModel):
+        sys.stdout.write(payload.model_dump_json(indent=2) + "\n")
+        return
+    if isinstance(payload, list) and payload and isinstance(payload[0], BaseModel):
+        payload = [p.model_dump(mode="json") for p in payload]
+    sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False, default=str) + "\n")

@@ -1,0 +1,121 @@
+"""`gaceta eval retrieval|answers`: score retrieval or cited answers on a public dataset folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from gaceta.cli.common import console, err_console, fail, print_json, settings
+
+eval_app = typer.Typer(help="Measure retrieval and answers on public evaluation sets.", no_args_is_help=True)
+
+DatasetOpt = typer.Option(..., "--dataset", "-d", help="A dataset folder, e.g. ../shared/eval/xquad_es (format detected).")
+LimitOpt = typer.Option(None, "--limit", "-n", min=1, help="Score only the first N queries (the corpus is indexed whole).")
+JsonOpt = typer.Option(False, "--json", help="Print the report as JSON.")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `eval` command group to the app."""
+    app.add_typer(eval_app, name="eval")
+
+
+@eval_app.command("retrieval")
+def retrieval_command(
+    dataset: Path = DatasetOpt,
+    model: str = typer.Option(None, "--model", "-m", help="Embedder: 'minilm', 'use-v3' or a sentence-transformers name/path."),
+    limit: int = LimitOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Index the dataset's corpus in a temporary index; print recall@k, MRR and Pass@k for dense, bm25 and hybrid."""
+    from retrieval.evaluation.datasets import DatasetFormatError
+    from retrieval.evaluation.runner import evaluate_retrieval
+
+    try:
+        with err_console.status(f"indexing and querying {dataset.name}…"):
+            report = evaluate_retrieval(dataset, embedder_name=model, limit=limit)
+    except DatasetFormatError as exc:
+        fail(str(exc))
+    if as_json:
+        print_json(report)
+        return
+    _print_retrieval(report)
+
+
+@eval_app.command("answers")
+def answers_command(
+    dataset: Path = DatasetOpt,
+    answerer: str = typer.Option(None, "--answerer", "-a", help="extractive | claude | tags (default: GACETA_ANSWERER)."),
+    limit: int = LimitOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Answer the dataset's questions with citations and score them."""
+    from retrieval.evaluation.answers import evaluate_answers
+    from retrieval.evaluation.datasets import DatasetFormatError
+
+    try:
+        report = evaluate_answers(dataset, answerer or settings().answerer, limit)
+    except (DatasetFormatError, ValueError) as exc:
+        fail(str(exc))
+    if as_json:
+        print_json(report)
+        return
+    _print_generic(report)
+
+
+def _print_retrieval(report: Any) -> None:
+    from rich.table import Table
+
+    title = (
+        f"{report.dataset} — {report.queries} queries{' (limited)' if report.limited else ''}, "
+        f"{report.passages} passages, embedder {report.embedder}"
+    )
+    table = Table(title=title, title_justify="left")
+    table.add_column("system")
+    for column in report.columns:
+        table.add_column(column, justify="right")
+    table.add_column("ms/query", justify="right")
+    for row in report.rows:
+        cells = [_fmt(column, row.metrics.get(column)) for column in report.columns]
+        table.add_row(f"gaceta {row.mode}", *cells, f"{row.query_ms_p50:.1f}")
+    for published in report.published:
+        cells = [_fmt(column, published.metrics.get(column)) for column in report.columns]
+        table.add_row(f"[dim]published: {published.system}[/]", *cells, "")
+    console.print(table)
+    console.print(f"indexing {report.index_seconds:.1f} s (embedding {report.embed_seconds:.1f} s). {report.note}")
+
+
+def _fmt(column: str, value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.2f}" if column.startswith("Pass@") else f"{value:.3f}"
+
+
+def _print_generic(report: Any) -> None:
+    """Any report with `rows` (pydantic models or dicts): one table column per scalar field, then the rest."""
+    from pydantic import BaseModel
+    from rich.table import Table
+
+    data = report.model_dump(mode="json") if isinstance(report, BaseModel) else dict(report)
+    rows = data.pop("rows", [])
+    columns = [key for key in (rows[0] if rows else {}) if all(_scalar(r.get(key)) for r in rows)]
+    table = Table(title=str(data.get("dataset", "answers")), title_justify="left")
+    for column in columns:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*(_cell(row.get(column)) for column in columns))
+    console.print(table)
+    for key, value in data.items():
+        if _scalar(value):
+            console.print(f"{key}: {_cell(value)}")
+
+
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return "—" if value is None else str(value)

@@ -1,0 +1,1 @@
+"""PDF → legal documents → chunks. Pure: reads files, returns pydantic models; no index, no Prefect."""

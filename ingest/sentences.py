@@ -1,0 +1,137 @@
+"""Sentence spans for Spanish (and English) legal Markdown, with exact character offsets.
+
+Citations point at sentences, so a split in the wrong place cuts a legal reference in half ("Art." | "27"),
+and a missed split glues a heading or table row onto prose. The rules, in order:
+
+- Markdown structure first: a heading line (`# …`) and a table row (`| … |`) are each one unit; a blank line ends a
+  paragraph; a line that opens a list item or clause (`- `, `1. `, `a) `, `I.-`, `1.2.3 `, `PRIMERO.-`) starts a new
+  unit. Other line breaks inside a paragraph are just wrapped text.
+- Inside a paragraph a sentence ends at `.`, `?` or `!` (plus closing quotes/brackets/emphasis) followed by
+  whitespace and a character that can open a sentence (capital, digit, `¿`, `¡`, opening quote or bracket), unless
+  the period closes an abbreviation (`Art.`, `fracc.`, `Lic.`, `Núm.`, `No. 5`), an initial or dotted acronym
+  (`C.P.`, `S.A. de C.V.`), an ordinal (`1o.`), or the enumerator that opens the unit (`27.`, `IV.`). Ellipses
+  (`...`, `…`, dot leaders) never end a sentence.
+
+Spans cover the non-whitespace text exactly: `text[s.start - offset : s.end - offset]` is the sentence, stripped,
+and every non-whitespace character belongs to exactly one sentence.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ingest.models import Sentence
+
+HEADING_LINE = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)")
+TABLE_ROW = re.compile(r"[ \t]*\|")
+ITEM_START = re.compile(
+    r"""[ \t]*(?:
+        [-*+•][ \t]                                  # bullet
+      | \d+(?:\.\d+)*[.)]-?[ \t]                     # 1.  1)  27.-  1.2.
+      | \d+(?:\.\d+)+[ \t]                           # 1.2.3 Section
+      | [a-zA-Zñ][.)][ \t]                           # a)  b.
+      | [IVXLCDM]+[.)]-?[ \t]                        # IV.  IV.-
+      | \([a-zA-Z0-9]{1,5}\)[ \t]                    # (a)  (iv)
+      | [A-ZÁÉÍÓÚÑ]{4,}(?:[ \t][A-ZÁÉÍÓÚÑ]+)*\.-     # PRIMERO.-  ARTÍCULO ÚNICO.-
+    )""",
+    re.VERBOSE,
+)
+# A terminator, its closers, then the whitespace before the next sentence.
+CANDIDATE = re.compile(r"([.!?…]+)([\"'»”’)\]*_]*)(\s+)")
+OPENS_SENTENCE = re.compile(r"[^\W\d_]|\d|[¿¡\"'“«(\[*_]")
+ENUMERATOR = re.compile(r"\d+(?:\.\d+)*|[IVXLCDM]+|[a-zA-Z]")
+ORDINAL = re.compile(r"\d+[oaº°]")
+INITIAL = re.compile(r"[^\W\d_]")
+DOTTED = re.compile(r"(?:[^\W\d_]{1,4}\.)+[^\W\d_]{1,4}")
+WORD_BEFORE = re.compile(r"\S*$")
+LEADING_PUNCT = "([\"'«“¿¡*_"
+
+# Abbreviations that never end a sentence (compared lower-case, without the final period).
+ABBREVIATIONS = frozenset(
+    """
+    art arts artº fracc fraccs frac fracs fr inc incs núm núms num nums párr parr pár cap caps tít tit secc sec
+    pág págs pag pags pp vol vols ed eds lic licda lics dr dra dres dras ing ings arq mtro mtra prof profa sr sra
+    srta sres sras gral gob admón dir depto dpto edo col av blvd tel ext exp expte ref cfr cf vid vs op cit ob loc
+    ibíd ibid id ss sigs ene feb abr jun jul ago sep sept oct nov dic jan apr aug dec mr mrs ms st jr esq corp ltd
+    ltda cía cia co fig figs eq eqs al approx dept
+    """.split()
+)
+# Abbreviations that are also ordinary words: only an abbreviation before a number ("No. 5", "Nos. 3 y 4").
+NUMBER_ABBREVIATIONS = frozenset({"no", "nos"})
+
+
+def split_sentences(text: str, offset: int = 0) -> list[Sentence]:
+    """Sentence spans of `text`, shifted by `offset` so they are offsets in the enclosing document."""
+    spans: list[Sentence] = []
+    for start, end, prose in _units(text):
+        pieces = _split_prose(text, start, end) if prose else [(start, end)]
+        spans.extend(Sentence(start=s + offset, end=e + offset) for s, e in pieces)
+    return spans
+
+
+def _units(text: str):
+    """Yield (start, end, is_prose) for headings, table rows and paragraphs/list items, stripped of whitespace."""
+    para_start = para_end = None
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        line_start, pos = pos, pos + len(line)
+        body = line.strip()
+        if not body:
+            if para_start is not None:
+                yield para_start, para_end, True
+                para_start = None
+            continue
+        lead = len(line) - len(line.lstrip())
+        trail = len(line.rstrip())
+        b_start, b_end = line_start + lead, line_start + trail
+        if HEADING_LINE.match(line) or TABLE_ROW.match(line):
+            if para_start is not None:
+                yield para_start, para_end, True
+                para_start = None
+            yield b_start, b_end, False
+            continue
+        if para_start is not None and ITEM_START.match(line):
+            yield para_start, para_end, True
+            para_start = None
+        if para_start is None:
+            para_start = b_start
+        para_end = b_end
+    if para_start is not None:
+        yield para_start, para_end, True
+
+
+def _split_prose(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    pieces: list[tuple[int, int]] = []
+    sent_start = start
+    for m in CANDIDATE.finditer(text, start, end):
+        nxt = m.end()
+        if nxt >= end:
+            break
+        if _is_boundary(text, m, sent_start, nxt):
+            pieces.append((sent_start, m.start(3)))
+            sent_start = nxt
+    pieces.append((sent_start, end))
+    return pieces
+
+
+def _is_boundary(text: str, m: re.Match[str], sent_start: int, nxt: int) -> bool:
+    term, following = m.group(1), text[nxt]
+    if not OPENS_SENTENCE.match(following) or following.islower():
+        return False
+    if "…" in term or ".." in term:
+        return False
+    if term != ".":
+        return True
+    region_start = max(sent_start, m.start() - 40)
+    lead = WORD_BEFORE.search(text, region_start, m.start())
+    word_start = lead.start() if lead else m.start()
+    word = text[word_start : m.start()].lstrip(LEADING_PUNCT)
+    lower = word.lower()
+    if not word:
+        return False
+    if lower in ABBREVIATIONS or (lower in NUMBER_ABBREVIATIONS and following.isdigit()):
+        return False
+    if INITIAL.fullmatch(word) or DOTTED.fullmatch(word) or ORDINAL.fullmatch(word):
+        return False
+    at_unit_start = word_start == sent_start
+    return not (at_unit_start and ENUMERATOR.fullmatch(word))

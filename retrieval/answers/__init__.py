@@ -1,0 +1,1 @@
+"""Cited answers: backends (extractive, claude, tags), quote verification and coverage."""

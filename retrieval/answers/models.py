@@ -1,0 +1,102 @@
+"""The answer object, shaped like Anthropic's citation blocks so code written for Claude reads it unchanged."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+from retrieval.models import SearchHit
+
+
+class Citation(BaseModel):
+    type: Literal["char_location"] = "char_location"
+    cited_text: str
+    doc_id: str
+    document_title: str
+    chunk_id: str
+    start: int  # offsets into the document Markdown (LegalDocument.markdown)
+    end: int
+    pages: list[int]  # PDF pages the span lies on
+    printed_page: str | None = None
+    verified: bool = False
+    score: float = 0.0  # rapidfuzz alignment score, 0–100
+    source_index: int | None = None  # position of the chunk in Answer.sources
+
+
+class TextSegment(BaseModel):
+    type: Literal["text"] = "text"
+    text: str
+    citations: list[Citation] = []
+
+
+class Coverage(BaseModel):
+    """Share of answer sentences (≥ 5 words) backed by at least one verified citation."""
+
+    ratio: float
+    sentences: int
+    cited: int
+    uncited: list[str] = []
+    flagged: bool = False  # ratio < 0.5
+
+
+class Usage(BaseModel):
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_creation_input_tokens: int | None = None
+    cache_read_input_tokens: int | None = None
+
+
+class Answer(BaseModel):
+    question: str
+    content: list[TextSegment] = []
+    sources: list[SearchHit] = []
+    backend: str
+    model: str | None = None
+    usage: Usage | None = None
+    coverage: Coverage
+    found: bool = True  # False: nothing relevant was retrieved; the text says so
+    fallback_reason: str | None = None  # set when an LLM backend failed and extractive answered instead
+
+    @property
+    def text(self) -> str:
+        return "".join(s.text for s in self.content)
+
+
+# Streaming events (SSE in the API, live rendering in the CLI), in this order:
+# sources, then text/citation interleaved, then coverage, then done (or error at any point).
+class SourcesEvent(BaseModel):
+    event: Literal["sources"] = "sources"
+    sources: list[SearchHit]
+
+
+class TextEvent(BaseModel):
+    event: Literal["text"] = "text"
+    segment: int  # index into Answer.content
+    text: str
+
+
+class CitationEvent(BaseModel):
+    event: Literal["citation"] = "citation"
+    segment: int  # the segment this citation belongs to (may arrive after the segment's text)
+    citation: Citation
+
+
+class CoverageEvent(BaseModel):
+    event: Literal["coverage"] = "coverage"
+    coverage: Coverage
+
+
+class DoneEvent(BaseModel):
+    event: Literal["done"] = "done"
+    answer: Answer
+
+
+class ErrorEvent(BaseModel):
+    event: Literal["error"] = "error"
+    message: str
+
+
+AnswerEvent = Annotated[
+    SourcesEvent | TextEvent | CitationEvent | CoverageEvent | DoneEvent | ErrorEvent, Field(discriminator="event")
+]

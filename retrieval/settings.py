@@ -1,0 +1,51 @@
+"""Configuration from the environment (prefix GACETA_), shared by retrieval, flows and the faces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="GACETA_", env_file=".env", extra="ignore")
+
+    home: Path = Field(Path("gaceta-data"), description="All state lives here: index, documents, Prefect home, downloads.")
+
+    # Store
+    qdrant_url: str | None = Field(None, description="Qdrant server/cluster URL; unset = embedded qdrant-edge under home.")
+    qdrant_api_key: str | None = None
+    qdrant_shards: int = 1
+    qdrant_replication: int = 1
+    collection: str = "gaceta"
+
+    # Embeddings
+    embedding_model: str = Field("minilm", description="'minilm', 'use-v3', or any sentence-transformers name/path.")
+
+    # Answers
+    answerer: Literal["extractive", "claude", "tags"] = "extractive"
+    anthropic_api_key: str | None = None
+    anthropic_base_url: str | None = None
+    anthropic_model: str = "claude-sonnet-4-5"
+    anthropic_timeout_s: float = 60.0
+    anthropic_max_retries: int = 3
+    openai_base_url: str | None = Field(None, description="OpenAI-compatible endpoint for the 'tags' answerer.")
+    openai_api_key: str | None = None
+    openai_model: str = "local"
+
+    # Flows
+    context: bool = Field(False, description="GACETA_CONTEXT=on adds Anthropic contextual blurbs at ingest.")
+    dof_url_template: str = "https://www.dof.gob.mx/abrirPDF.php?archivo={ddmmyyyy}-{edition}.pdf&anio={yyyy}&repo=repositorio/"
+
+    # HTTP API
+    api_key: str | None = Field(None, description="When set, every route but /healthz needs 'Authorization: Bearer …'.")
+
+    @property
+    def index_dir(self) -> Path:
+        return self.home / "index"
+
+    @property
+    def documents_dir(self) -> Path:
+        return self.home / "documents"
