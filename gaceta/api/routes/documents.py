@@ -1,0 +1,78 @@
+"""`GET /documents/{doc_id}`, `GET /chunks/{chunk_id}` and the highlighted page image: what a reader checks a citation
+against. Every file read goes through the index's record of the document, never through the request."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
+from fastapi.concurrency import run_in_threadpool
+
+from gaceta.api.deps import get_index, get_renderer
+from gaceta.api.pages import PageRenderer, SourceUnavailable, page_in_document
+from gaceta.api.schemas import ChunkResponse
+from ingest.models import LegalDocument
+
+router = APIRouter(tags=["documents"])
+
+Id = Annotated[str, Path(min_length=1, max_length=300)]
+_SPAN = re.compile(r"^(\d{1,9})-(\d{1,9})$")
+
+
+def _document(index, doc_id: str) -> LegalDocument:
+    doc = index.document(doc_id)
+    if doc is None:
+        raise HTTPException(404, f"no document {doc_id!r} in the index")
+    return doc
+
+
+@router.get("/documents/{doc_id}", response_model=LegalDocument, summary="A document: metadata, headings, Markdown")
+def get_document(doc_id: Id, index=Depends(get_index)) -> LegalDocument:
+    return _document(index, doc_id)
+
+
+@router.get("/chunks/{chunk_id}", response_model=ChunkResponse, summary="A chunk and its document's metadata")
+def get_chunk(chunk_id: Id, index=Depends(get_index)) -> ChunkResponse:
+    chunk = index.chunk(chunk_id)
+    if chunk is None:
+        raise HTTPException(404, f"no chunk {chunk_id!r} in the index")
+    return ChunkResponse(chunk=chunk, document=_document(index, chunk.doc_id).info())
+
+
+def _parse_span(highlight: str | None, doc: LegalDocument) -> tuple[int, int] | None:
+    if highlight is None:
+        return None
+    start, end = (int(g) for g in _SPAN.match(highlight).groups())
+    if start >= end or end > len(doc.markdown):
+        raise HTTPException(
+            422, f"highlight {highlight!r}: need START < END <= {len(doc.markdown)} (offsets into the document Markdown)"
+        )
+    return start, end
+
+
+@router.get(
+    "/documents/{doc_id}/pages/{n}.png",
+    response_class=Response,
+    responses={200: {"content": {"image/png": {}}, "description": "The page as PNG; the X-Highlighted-Words header counts the highlighted words."}},
+    summary="A PDF page as PNG, with a cited span highlighted",
+)
+async def page_image(
+    doc_id: Id,
+    n: Annotated[int, Path(ge=1, le=100_000, description="PDF page number (1-based) within the document's pages")],
+    highlight: Annotated[
+        str | None, Query(pattern=_SPAN.pattern, description="START-END: document Markdown offsets of the span to highlight")
+    ] = None,
+    index=Depends(get_index),
+    renderer: PageRenderer = Depends(get_renderer),
+) -> Response:
+    doc = await run_in_threadpool(_document, index, doc_id)
+    if not page_in_document(doc, n):
+        raise HTTPException(404, f"page {n} is not in document {doc_id!r} (PDF pages {doc.pdf_pages[0]}–{doc.pdf_pages[1]})")
+    span = _parse_span(highlight, doc)
+    try:
+        image = await run_in_threadpool(renderer.render, doc, n, span)
+    except SourceUnavailable as exc:
+        raise HTTPException(410, str(exc)) from None
+    headers = {"Cache-Control": "private, max-age=3600", "X-Highlighted-Words": str(image.highlighted_words)}
+    return Response(image.png, media_type="image/png", headers=headers)
