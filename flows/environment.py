@@ -27,4 +27,5 @@ def configure_prefect(home: Path | None = None) -> dict[str, str]:
     }
     for name, value in defaults.items():
         os.environ.setdefault(name, value)
+    Path(os.environ["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True)  # Prefect makes one level only
     return {name: os.environ[name] for name in defaults}

@@ -37,13 +37,12 @@ ITEM_START = re.compile(
     re.VERBOSE,
 )
 # A terminator, its closers, then the whitespace before the next sentence.
-CANDIDATE = re.compile(r"([.!?…]+)([\"'»”’)\]*_]*)(\s+)")
+CANDIDATE = re.compile(r"([.!?…]+)([\"'»”’)\]*_]*)(\s++)(?![a-zñáéíóúü])")
 OPENS_SENTENCE = re.compile(r"[^\W\d_]|\d|[¿¡\"'“«(\[*_]")
 ENUMERATOR = re.compile(r"\d+(?:\.\d+)*|[IVXLCDM]+|[a-zA-Z]")
 ORDINAL = re.compile(r"\d+[oaº°]")
 INITIAL = re.compile(r"[^\W\d_]")
 DOTTED = re.compile(r"(?:[^\W\d_]{1,4}\.)+[^\W\d_]{1,4}")
-WORD_BEFORE = re.compile(r"\S*$")
 LEADING_PUNCT = "([\"'«“¿¡*_"
 
 # Abbreviations that never end a sentence (compared lower-case, without the final period).
@@ -62,10 +61,17 @@ NUMBER_ABBREVIATIONS = frozenset({"no", "nos"})
 
 def split_sentences(text: str, offset: int = 0) -> list[Sentence]:
     """Sentence spans of `text`, shifted by `offset` so they are offsets in the enclosing document."""
-    spans: list[Sentence] = []
+    return [Sentence(start=s + offset, end=e + offset) for s, e in sentence_spans(text)]
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of `text`: `split_sentences` without the models, for bulk callers."""
+    spans: list[tuple[int, int]] = []
     for start, end, prose in _units(text):
-        pieces = _split_prose(text, start, end) if prose else [(start, end)]
-        spans.extend(Sentence(start=s + offset, end=e + offset) for s, e in pieces)
+        if prose:
+            spans.extend(_split_prose(text, start, end))
+        else:
+            spans.append((start, end))
     return spans
 
 
@@ -123,8 +129,8 @@ def _is_boundary(text: str, m: re.Match[str], sent_start: int, nxt: int) -> bool
     if term != ".":
         return True
     region_start = max(sent_start, m.start() - 40)
-    lead = WORD_BEFORE.search(text, region_start, m.start())
-    word_start = lead.start() if lead else m.start()
+    space = max(text.rfind(" ", region_start, m.start()), text.rfind("\n", region_start, m.start()))
+    word_start = space + 1 if space >= 0 else region_start
     word = text[word_start : m.start()].lstrip(LEADING_PUNCT)
     lower = word.lower()
     if not word:

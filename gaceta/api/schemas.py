@@ -44,17 +44,22 @@ class FiltersIn(SearchFilters):
             raise ValueError(f"date_from ({self.date_from}) is after date_to ({self.date_to})")
         return self
 
-    def contract(self) -> SearchFilters:
-        return SearchFilters.model_validate(self.model_dump())
 
 
-class SearchRequest(BaseModel):
+class _Filtered(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    filters: FiltersIn | None = None
+
+    def search_filters(self) -> SearchFilters | None:
+        """The filters as retrieval's contract model (the API's limits already checked)."""
+        return SearchFilters.model_validate(self.filters.model_dump()) if self.filters else None
+
+
+class SearchRequest(_Filtered):
     query: Text
     k: K = 10
     mode: SearchMode = SearchMode.hybrid
-    filters: FiltersIn | None = None
 
 
 class SearchResponse(BaseModel):
@@ -64,12 +69,9 @@ class SearchResponse(BaseModel):
     hits: list[SearchHit]
 
 
-class AskRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class AskRequest(_Filtered):
     question: Text
     k: K = 8
-    filters: FiltersIn | None = None
     answerer: Literal["extractive", "claude", "tags"] | None = Field(
         None, description="Answer backend; unset = the server's configured answerer (GACETA_ANSWERER)."
     )

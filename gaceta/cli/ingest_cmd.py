@@ -1,7 +1,120 @@
-"""`gaceta ingest` (placeholder until its owner writes it)."""
+"""`gaceta ingest PATH... [--context] [--json]`: run the Prefect `ingest` flow in this process, with a progress
+bar (files, pages, chunks) and a summary table; exit 1 when nothing could be indexed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
 
 import typer
 
+from gaceta.cli.common import console, err_console, fail, print_json
+
 
 def register(app: typer.Typer) -> None:
-    """Add this module's command(s) to the app."""
+    app.command("ingest")(ingest_command)
+
+
+def ingest_command(
+    paths: list[Path] = typer.Argument(..., help="PDF files and/or folders (searched recursively)."),
+    context: bool | None = typer.Option(
+        None, "--context/--no-context", help="Add Anthropic contextual blurbs (default: GACETA_CONTEXT)."),
+    json_out: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
+) -> None:
+    """Index PDFs: parse → chunk → (contextualize) → embed → upsert, cached per file."""
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        fail(f"no such file or folder: {', '.join(missing)}")
+    # Prefect's INFO lines would tear the progress bar; warnings and errors still show. Set by the user wins.
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    import flows  # noqa: F401  (offline Prefect settings, before Prefect is imported)
+    from flows import progress
+    from flows.ingest_flow import run_ingest
+    from flows.tasks import close_indexes
+    from retrieval.store import StoreError
+
+    try:
+        if json_out:
+            summary, state = run_ingest([str(p) for p in paths], context=context)
+        else:
+            with _ProgressView() as view, progress.listening(view.on_event):
+                summary, state = run_ingest([str(p) for p in paths], context=context)
+    except StoreError as exc:
+        fail(str(exc))
+    finally:
+        close_indexes()
+    if json_out:
+        print_json(summary)
+    else:
+        _print_summary(summary, state)
+    if state != "Completed":
+        raise typer.Exit(1)
+
+
+class _ProgressView:
+    """Three rich progress rows fed by the flow's progress events."""
+
+    def __init__(self) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.progress = Progress(TextColumn("{task.description:<7}"), BarColumn(), MofNCompleteColumn(),
+                                 TextColumn("{task.fields[note]}"), TimeElapsedColumn(), console=err_console,
+                                 transient=False)
+        self.files = self.progress.add_task("files", total=None, note="")
+        self.pages = self.progress.add_task("pages", total=None, note="")
+        self.chunks = self.progress.add_task("chunks", total=None, note="")
+
+    def __enter__(self) -> _ProgressView:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+    def on_event(self, event: str, data: dict[str, Any]) -> None:
+        if event == "discovered":
+            self.progress.update(self.files, total=data["pdfs"])
+        elif event == "file_started":
+            self.progress.update(self.files, note=Path(data["path"]).name)
+        elif event == "parsed":
+            self.progress.advance(self.pages, data["pages"])
+        elif event == "chunked":
+            self.progress.advance(self.chunks, data["chunks"])
+        elif event == "file_done" and data["outcome"].status.value != "skipped":
+            self.progress.advance(self.files)
+
+
+def _print_summary(summary, state: str) -> None:
+    from rich.table import Table
+
+    totals = Table(title=f"ingest {summary.flow_run_name or ''}: {state}", show_header=False, title_justify="left")
+    totals.add_column(style="bold")
+    totals.add_column(justify="right")
+    rows = [
+        ("files ok", summary.files_ok), ("files cached (skipped)", summary.files_cached),
+        ("files not PDF (skipped)", summary.files_skipped), ("files failed", summary.files_failed),
+        ("documents", summary.documents), ("chunks", summary.chunks), ("pages", summary.pages),
+        ("seconds", f"{summary.seconds:.1f}"), ("pages/s", f"{summary.pages_per_s:.2f}"),
+        ("chunks/s", f"{summary.chunks_per_s:.2f}"),
+    ]
+    stages = ", ".join(f"{k} {v:.1f}" for k, v in summary.stages.items() if v) or "-"
+    rows.append(("stage seconds", f"{stages}, prefect/other {summary.prefect_overhead:.1f}"))
+    rows.append(("embedding model", summary.embedding_model))
+    rows.append(("contextual blurbs", summary.context_mode.value + (f" ({summary.context_note})" if summary.context_note else "")))
+    if summary.context_mode.value == "on":
+        a = summary.anthropic
+        cost = "unknown price" if a.cost_usd is None else f"${a.cost_usd:.4f}"
+        rows.append(("anthropic", f"{a.api_calls} calls, {a.from_cache} from file cache, {cost}, cache tokens "
+                                  f"written {a.cache_creation_input_tokens} / read {a.cache_read_input_tokens}"))
+    for label, value in rows:
+        totals.add_row(label, str(value))
+    console.print(totals)
+    problems = [f for f in summary.files if f.status.value in ("failed", "skipped")]
+    if problems:
+        table = Table(title="not indexed", title_justify="left")
+        for column in ("file", "status", "reason"):
+            table.add_column(column)
+        for f in problems:
+            table.add_row(Path(f.path).name, f.status.value, f.reason)
+        console.print(table)

@@ -1,7 +1,62 @@
-"""`gaceta status` (placeholder until its owner writes it)."""
+"""`gaceta status [--json] [--runs N]`: what the index holds (documents, chunks, model, store) and the last
+ingest runs (from the run log under the data dir: no Prefect start-up for a status line)."""
+
+from __future__ import annotations
 
 import typer
 
+from gaceta.cli.common import console, fail, print_json, settings
+
 
 def register(app: typer.Typer) -> None:
-    """Add this module's command(s) to the app."""
+    app.command("status")(status_command)
+
+
+def status_command(
+    runs: int = typer.Option(5, "--runs", min=0, help="How many recent ingest runs to list."),
+    json_out: bool = typer.Option(False, "--json", help="Print the status as JSON."),
+) -> None:
+    """Show the index: documents, chunks, embedding model, store, and the last ingest runs."""
+    from flows.run_log import last_runs
+    from retrieval.index import Index
+    from retrieval.store import StoreError
+
+    cfg = settings()
+    try:
+        with Index.open(cfg) as index:
+            status = index.status()
+    except StoreError as exc:
+        fail(str(exc))
+    recent = last_runs(cfg.home, runs)
+    if json_out:
+        print_json({"home": str(cfg.home), "index": status.model_dump(mode="json"),
+                    "runs": [_run_row(r) for r in recent]})
+        return
+    from rich.table import Table
+
+    table = Table(title=f"gaceta index at {cfg.home}", show_header=False, title_justify="left")
+    table.add_column(style="bold")
+    table.add_column()
+    for label, value in (("documents", status.documents), ("chunks", status.chunks),
+                         ("pending (not searchable)", status.pending), ("embedding model", f"{status.model} ({status.dim}-d)"),
+                         ("store", f"{status.backend} at {status.location}")):
+        table.add_row(label, str(value))
+    console.print(table)
+    if not recent:
+        console.print("no ingest runs recorded yet")
+        return
+    runs_table = Table(title="last ingest runs", title_justify="left")
+    for column in ("started (UTC)", "run", "ok", "cached", "skipped", "failed", "chunks", "pages/s", "seconds"):
+        runs_table.add_column(column)
+    for r in recent:
+        row = _run_row(r)
+        runs_table.add_row(*(str(row[k]) for k in ("started_at", "run", "ok", "cached", "skipped", "failed",
+                                                     "chunks", "pages_per_s", "seconds")))
+    console.print(runs_table)
+
+
+def _run_row(summary) -> dict:
+    return {"started_at": summary.started_at.strftime("%Y-%m-%d %H:%M:%S"), "run": summary.flow_run_name,
+            "ok": summary.files_ok, "cached": summary.files_cached, "skipped": summary.files_skipped,
+            "failed": summary.files_failed, "documents": summary.documents, "chunks": summary.chunks,
+            "pages_per_s": summary.pages_per_s, "seconds": summary.seconds}

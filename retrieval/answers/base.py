@@ -11,6 +11,8 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
+from ingest.models import Chunk, Sentence
+from ingest.sentences import split_sentences
 from retrieval.answers.models import Citation, CitationEvent, TextEvent, TextSegment, Usage
 from retrieval.models import SearchHit
 
@@ -65,3 +67,8 @@ def replay(draft: Draft) -> Iterator[DraftEvent]:
         for c in seg.citations:
             yield CitationEvent(segment=i, citation=c)
     yield draft
+
+
+def sentences_of(chunk: Chunk) -> list[Sentence]:
+    """The chunk's sentence spans (document offsets): its own, else split now (evaluation corpora carry none)."""
+    return chunk.sentences or split_sentences(chunk.text, offset=chunk.start)

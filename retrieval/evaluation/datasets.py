@@ -192,7 +192,7 @@ def _obliqa_titles(rtf: Path) -> dict[int, str]:
     """DocumentID → rulebook name from DocumentMap.rtf (a Python dict pasted into RTF): the longest plain name."""
     if not rtf.is_file():
         return {}
-    text = rtf.read_text(encoding="latin-1").replace("\\'96", "–")
+    text = re.sub(r"\\'([0-9a-f]{2})", lambda m: bytes.fromhex(m.group(1)).decode("cp1252"), rtf.read_text("latin-1"))
     titles = {}
     for number, body in re.findall(r"(\d+):\s*\[(.*?)\]", text, flags=re.S):
         names = [n for n in re.findall(r'"([^"]+)"', body) if "_VER" not in n]

@@ -20,6 +20,8 @@ class RetrievalReport(BaseModel):
     format: str
     language: str
     embedder: str  # the model id recorded in the index
+    fusion: str  # hybrid fusion (rrf | dbsf)
+    prefetch: int  # candidates each side hands to fusion
     passages: int
     chunks: int
     queries: int

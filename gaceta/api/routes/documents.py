@@ -7,7 +7,6 @@ import re
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
-from fastapi.concurrency import run_in_threadpool
 
 from gaceta.api.deps import get_index, get_renderer
 from gaceta.api.pages import PageRenderer, SourceUnavailable, page_in_document
@@ -57,7 +56,7 @@ def _parse_span(highlight: str | None, doc: LegalDocument) -> tuple[int, int] | 
     responses={200: {"content": {"image/png": {}}, "description": "The page as PNG; the X-Highlighted-Words header counts the highlighted words."}},
     summary="A PDF page as PNG, with a cited span highlighted",
 )
-async def page_image(
+def page_image(
     doc_id: Id,
     n: Annotated[int, Path(ge=1, le=100_000, description="PDF page number (1-based) within the document's pages")],
     highlight: Annotated[
@@ -66,12 +65,12 @@ async def page_image(
     index=Depends(get_index),
     renderer: PageRenderer = Depends(get_renderer),
 ) -> Response:
-    doc = await run_in_threadpool(_document, index, doc_id)
+    doc = _document(index, doc_id)
     if not page_in_document(doc, n):
         raise HTTPException(404, f"page {n} is not in document {doc_id!r} (PDF pages {doc.pdf_pages[0]}–{doc.pdf_pages[1]})")
     span = _parse_span(highlight, doc)
     try:
-        image = await run_in_threadpool(renderer.render, doc, n, span)
+        image = renderer.render(doc, n, span)
     except SourceUnavailable as exc:
         raise HTTPException(410, str(exc)) from None
     headers = {"Cache-Control": "private, max-age=3600", "X-Highlighted-Words": str(image.highlighted_words)}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
 
 from fastapi import APIRouter, Depends
@@ -11,10 +10,9 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 from gaceta.api.deps import get_index, get_settings
 from gaceta.api.schemas import AskRequest, SearchRequest, SearchResponse
 from retrieval.answers import ask, ask_stream
-from retrieval.answers.models import Answer, ErrorEvent
+from retrieval.answers.models import Answer
 from retrieval.settings import Settings
 
-log = logging.getLogger("gaceta.api")
 router = APIRouter(tags=["query"])
 
 _STREAM_DOC = """Server-Sent Events, in this order: `sources` (the retrieved chunks), then `text` deltas and `citation`
@@ -25,27 +23,19 @@ JSON of the event model in `retrieval.answers.models`."""
 
 @router.post("/search", response_model=SearchResponse, summary="Hybrid (or dense / BM25) search over chunks")
 def search(body: SearchRequest, index=Depends(get_index)) -> SearchResponse:
-    filters = body.filters.contract() if body.filters else None
-    hits = index.search(body.query, k=body.k, mode=body.mode, filters=filters)
+    hits = index.search(body.query, k=body.k, mode=body.mode, filters=body.search_filters())
     return SearchResponse(query=body.query, mode=body.mode, k=body.k, hits=hits)
 
 
 @router.post("/ask", response_model=Answer, summary="A cited answer (verified citations, coverage)")
 def ask_route(body: AskRequest, index=Depends(get_index), settings: Settings = Depends(get_settings)) -> Answer:
-    filters = body.filters.contract() if body.filters else None
-    return ask(index, body.question, k=body.k, filters=filters, answerer=body.answerer, settings=settings)
+    return ask(index, body.question, k=body.k, filters=body.search_filters(), answerer=body.answerer, settings=settings)
 
 
 @router.post("/ask/stream", response_class=EventSourceResponse, summary="A cited answer, streamed", description=_STREAM_DOC)
 def ask_stream_route(
     body: AskRequest, index=Depends(get_index), settings: Settings = Depends(get_settings)
 ) -> Iterator[ServerSentEvent]:
-    filters = body.filters.contract() if body.filters else None
-    events = ask_stream(index, body.question, k=body.k, filters=filters, answerer=body.answerer, settings=settings)
-    try:
-        for event in events:
-            yield ServerSentEvent(event=event.event, data=event)
-    except Exception:
-        # Headers are already sent: the client learns of the failure as an `error` event, the log keeps the trace.
-        log.exception("ask/stream failed for question %r", body.question[:200])
-        yield ServerSentEvent(event="error", data=ErrorEvent(message="internal error while answering; see the server log"))
+    # ask_stream reports its own failures as a final `error` event (headers are already sent by then).
+    for event in ask_stream(index, body.question, k=body.k, filters=body.search_filters(), answerer=body.answerer, settings=settings):
+        yield ServerSentEvent(event=event.event, data=event)

@@ -1,0 +1,163 @@
+"""Loopback load on the HTTP API: N concurrent clients on /search, then M on /ask (extractive), each for a fixed time.
+
+    .venv/bin/python benchmarks/api_load.py --home /tmp/gaceta-bench-api --duration 60
+
+Indexes the DOF PDFs of ../shared/data/pdfs into --home first if that index is empty (parse → add_document, no
+Prefect), then starts `gaceta serve` in its own process (so server and load generator do not share a GIL) and drives
+it with closed-loop asyncio clients (each sends its next request when the last one answered, no think time).
+Prints p50/p95/p99 latency, throughput and errors per phase, as a Markdown table. Stops by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[1]
+PDFS = Path(os.environ.get("GACETA_SHARED", REPO.parent / "shared")) / "data" / "pdfs"
+
+QUERIES = [
+    "listado de personas elegibles para el cargo de magistrada",
+    "Sala Superior del Tribunal Electoral",
+    "Comité de Evaluación del Poder Judicial",
+    "proceso electoral extraordinario 2024-2025",
+    "resolución miscelánea fiscal anexo 16",
+    "dictamen fiscal de contribuyentes",
+    "decreto por el que se reforma",
+    "acuerdo de la Secretaría de Hacienda y Crédito Público",
+    "tipo de cambio para solventar obligaciones en moneda extranjera",
+    "tasas de interés interbancaria de equilibrio",
+    "aviso de consulta pública de proyecto de norma oficial mexicana",
+    "juzgados de distrito en materia penal",
+    "convocatoria para ocupar plazas",
+    "Instituto Nacional Electoral lineamientos",
+    "valor de la unidad de medida y actualización",
+    "¿Quiénes son elegibles para las salas regionales del TEPJF?",
+    "estados financieros del ejercicio",
+    "requisitos para presentar la declaración",
+    "secretaría de gobernación edicto",
+    "fe de erratas",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def ensure_index(home: Path, pdfs: list[Path]) -> None:
+    """Ingest `pdfs` into `home` unless its index already holds chunks; closes the index (serve must own it)."""
+    from ingest.parse import parse_pdf
+    from retrieval.index import Index
+    from retrieval.settings import Settings
+
+    index = Index.open(Settings(home=home))
+    try:
+        if index.status().chunks:
+            return
+        for path in pdfs:
+            t0 = time.perf_counter()
+            result = parse_pdf(path)
+            for doc in result.documents:
+                index.add_document(doc)
+            print(f"indexed {path.name}: {len(result.documents)} documents in {time.perf_counter() - t0:.0f} s", flush=True)
+    finally:
+        index.close()
+
+
+def start_server(home: Path, port: int) -> subprocess.Popen:
+    env = {**os.environ, "GACETA_HOME": str(home), "GACETA_ANSWERER": "extractive"}
+    env.pop("GACETA_API_KEY", None)
+    cmd = [sys.executable, "-c", "from gaceta.cli import main; main()", "serve", "--port", str(port)]
+    proc = subprocess.Popen(cmd, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"server exited: {proc.stderr.read().decode()[-2000:]}")
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            time.sleep(0.5)
+    proc.kill()
+    raise SystemExit("server did not come up within 180 s")
+
+
+async def _client(http: httpx.AsyncClient, path: str, body_of, worker: int, stop: float, out: list, errors: list) -> None:
+    i = worker
+    while time.perf_counter() < stop:
+        query = QUERIES[i % len(QUERIES)]
+        i += 1
+        t0 = time.perf_counter()
+        try:
+            response = await http.post(path, json=body_of(query))
+            ok = response.status_code == 200
+        except httpx.HTTPError as exc:
+            ok, response = False, exc
+        elapsed = time.perf_counter() - t0
+        (out if ok else errors).append(elapsed if ok else str(getattr(response, "status_code", response)))
+
+
+async def phase(base: str, path: str, clients: int, duration: float, body_of) -> dict:
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as http:
+        await http.post(path, json=body_of(QUERIES[0]))  # warm-up: model caches, first query plans
+        latencies: list[float] = []
+        errors: list = []
+        t0 = time.perf_counter()
+        stop = t0 + duration
+        await asyncio.gather(*(_client(http, path, body_of, w, stop, latencies, errors) for w in range(clients)))
+        wall = time.perf_counter() - t0
+    q = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else [float("nan")] * 99
+    return {
+        "path": path, "clients": clients, "requests": len(latencies), "errors": len(errors), "wall_s": wall,
+        "rps": len(latencies) / wall, "p50_ms": q[49] * 1000, "p95_ms": q[94] * 1000, "p99_ms": q[98] * 1000,
+        "first_errors": errors[:3],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--home", type=Path, default=Path("/tmp/gaceta-bench-api"))
+    parser.add_argument("--pdfs", type=Path, nargs="*", default=sorted(PDFS.glob("dof_*.pdf")))
+    parser.add_argument("--duration", type=float, default=60.0, help="seconds per phase")
+    parser.add_argument("--search-clients", type=int, default=50)
+    parser.add_argument("--ask-clients", type=int, default=10)
+    parser.add_argument("--k", type=int, default=10)
+    args = parser.parse_args()
+
+    ensure_index(args.home, args.pdfs)
+    port = free_port()
+    server = start_server(args.home, port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        results = [
+            asyncio.run(phase(base, "/search", args.search_clients, args.duration, lambda q: {"query": q, "k": args.k})),
+            asyncio.run(phase(base, "/ask", args.ask_clients, args.duration, lambda q: {"question": q, "answerer": "extractive"})),
+        ]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+    print(f"\nloopback, {os.cpu_count()} cores, index at {args.home} ({len(args.pdfs)} PDFs), {args.duration:.0f} s per phase\n")
+    print("| endpoint | clients | requests | errors | throughput (req/s) | p50 (ms) | p95 (ms) | p99 (ms) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in results:
+        print(f"| `POST {r['path']}` | {r['clients']} | {r['requests']} | {r['errors']} | {r['rps']:.1f} | "
+              f"{r['p50_ms']:.0f} | {r['p95_ms']:.0f} | {r['p99_ms']:.0f} |")
+        if r["first_errors"]:
+            print(f"  first errors on {r['path']}: {r['first_errors']}")
+
+
+if __name__ == "__main__":
+    main()

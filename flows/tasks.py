@@ -1,0 +1,167 @@
+"""The ingest flow's tasks: one cached `index_file` per PDF, running parse → chunk → contextualize → embed →
+upsert as nested tasks.
+
+Exactness under SIGKILL rests on the store's document protocol (retrieval.store.base): point ids are
+deterministic, a document is written pending, its stale points (an earlier attempt, another chunker) are
+removed, and only then is it marked complete, so search never shows a half-indexed document. The per-file
+cache record is written only when the whole file is done, so a killed run redoes at most the files it was on.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+from prefect import get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+from prefect.concurrency.sync import concurrency
+from prefect.tasks import exponential_backoff
+
+from flows import progress
+from flows.models import FileOutcome, FileStatus
+from ingest.contextualize import BlurbUsage, anthropic_client, contextualize_chunks
+from ingest.models import Chunk, LegalDocument, ParseResult
+from retrieval.settings import Settings
+
+ANTHROPIC_LIMIT = "gaceta-anthropic"  # Prefect global concurrency limit around every Anthropic call
+ANTHROPIC_SLOTS = 4  # created with this many slots when missing; change with `prefect gcl update`
+
+# PyMuPDF is not thread-safe and the embedder and the store want one writer: with the thread-pool runner, one
+# file can parse while another embeds, but no stage runs twice at once in a process.
+_stage_locks = {name: threading.Lock() for name in ("parse", "embed", "upsert")}
+_indexes: dict[str, Any] = {}
+_indexes_lock = threading.Lock()
+
+
+def open_index(settings: Settings):
+    """One `Index` per process and store (opening an embedded store twice in a process is not allowed)."""
+    from retrieval.index import Index
+
+    key = settings.model_dump_json(include={"home", "qdrant_url", "collection", "embedding_model"})
+    with _indexes_lock:
+        if key not in _indexes:
+            _indexes[key] = Index.open(settings)
+        return _indexes[key]
+
+
+def close_indexes() -> None:
+    with _indexes_lock:
+        for index in _indexes.values():
+            close = getattr(index, "close", None)
+            if close is not None:
+                close()
+        _indexes.clear()
+
+
+@contextmanager
+def _timed(stages: dict[str, float], name: str) -> Iterator[None]:
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        stages[name] = round(stages.get(name, 0.0) + time.perf_counter() - t0, 4)
+
+
+def _retryable(task, task_run, state) -> bool:
+    """Retry rate limits, overload, server errors and network trouble; not bad requests or auth."""
+    import anthropic
+
+    exc = state.data if isinstance(state.data, BaseException) else None
+    if isinstance(exc, (anthropic.RateLimitError, anthropic.APIConnectionError, anthropic.InternalServerError)):
+        return True
+    return isinstance(exc, anthropic.APIStatusError) and exc.status_code in (408, 409, 429, 529)
+
+
+@task(name="parse", cache_policy=NO_CACHE)
+def parse_task(path: str) -> ParseResult:
+    from ingest.parse import parse_pdf
+
+    with _stage_locks["parse"]:
+        return parse_pdf(Path(path))
+
+
+@task(name="chunk", cache_policy=NO_CACHE)
+def chunk_task(documents: list[LegalDocument], settings: Settings) -> list[list[Chunk]]:
+    index = open_index(settings)
+    return [index.chunk_document(doc) for doc in documents]
+
+
+@task(name="contextualize", cache_policy=NO_CACHE, retries=5, retry_delay_seconds=exponential_backoff(1),
+      retry_jitter_factor=0.5, retry_condition_fn=_retryable)
+def contextualize_task(documents: list[LegalDocument], chunks: list[list[Chunk]], settings: Settings,
+                       usage: BlurbUsage) -> list[list[Chunk]]:
+    """Blurbs for every chunk; a retry after a 429 re-reads the blurbs already paid for from the file cache."""
+    client = anthropic_client(settings.anthropic_api_key, settings.anthropic_base_url, settings.anthropic_timeout_s)
+    cache_dir = settings.home / "cache" / "context"
+    slot = lambda: concurrency(ANTHROPIC_LIMIT, occupy=1)  # noqa: E731
+    return [
+        contextualize_chunks(doc, doc_chunks, client, settings.anthropic_model, cache_dir, guard=slot, usage=usage)[0]
+        for doc, doc_chunks in zip(documents, chunks)
+    ]
+
+
+@task(name="embed", cache_policy=NO_CACHE)
+def embed_task(chunks: list[list[Chunk]], settings: Settings) -> list[Any]:
+    index = open_index(settings)
+    with _stage_locks["embed"]:
+        return [index.embed(doc_chunks) for doc_chunks in chunks]
+
+
+@task(name="upsert", cache_policy=NO_CACHE)
+def upsert_task(documents: list[LegalDocument], chunks: list[list[Chunk]], embedded: list[Any],
+                settings: Settings) -> None:
+    index = open_index(settings)
+    with _stage_locks["upsert"]:
+        for doc, doc_chunks, vectors in zip(documents, chunks, embedded):
+            index.upsert(doc, doc_chunks, vectors)
+
+
+def _file_cache_key(context, parameters: dict[str, Any]) -> str:
+    return parameters["cache_key"]
+
+
+@task(name="index-file", task_run_name="index {name}", cache_key_fn=_file_cache_key, persist_result=True,
+      cache_result_in_memory=False)
+def index_file(path: str, name: str, sha256: str, cache_key: str, settings: Settings,
+               use_context: bool) -> FileOutcome:
+    """Parse one PDF and index its documents; a parse status other than ok is an outcome, not an error (and is
+    cached like a success: the same bytes fail the same way). `name` only labels the task run."""
+    logger = get_run_logger()
+    stages: dict[str, float] = {}
+    t0 = time.perf_counter()
+    progress.emit("file_started", path=path)
+    logger.info("stage parse: %s", name)
+    with _timed(stages, "parse"):
+        parsed = parse_task(path)
+    pages = parsed.source.pages
+    progress.emit("parsed", path=path, pages=pages)
+    if not parsed.ok:
+        return FileOutcome(path=path, status=FileStatus.failed, sha256=sha256, parse_status=parsed.status.value,
+                           reason=f"{parsed.status.value}: {parsed.message}".rstrip(": "), pages=pages,
+                           seconds=round(time.perf_counter() - t0, 3), stages=stages)
+    documents = parsed.documents
+    logger.info("stage chunk: %s (%d documents)", name, len(documents))
+    with _timed(stages, "chunk"):
+        chunks = chunk_task(documents, settings)
+    n_chunks = sum(len(c) for c in chunks)
+    progress.emit("chunked", path=path, chunks=n_chunks)
+    usage = None
+    if use_context:
+        usage = BlurbUsage()
+        logger.info("stage contextualize: %s (%d chunks)", name, n_chunks)
+        with _timed(stages, "contextualize"):
+            chunks = contextualize_task(documents, chunks, settings, usage)
+    logger.info("stage embed: %s (%d chunks)", name, n_chunks)
+    with _timed(stages, "embed"):
+        embedded = embed_task(chunks, settings)
+    logger.info("stage upsert: %s (%d documents)", name, len(documents))
+    with _timed(stages, "upsert"):
+        upsert_task(documents, chunks, embedded, settings)
+    logger.info("indexed: %s", name)
+    return FileOutcome(path=path, status=FileStatus.ok, sha256=sha256, parse_status=parsed.status.value,
+                       reason="repaired" if parsed.repaired else "", doc_ids=[d.doc_id for d in documents],
+                       documents=len(documents), chunks=n_chunks, pages=pages, ocr_pages=len(parsed.ocr_pages),
+                       seconds=round(time.perf_counter() - t0, 3), stages=stages, context=usage)

@@ -1,0 +1,90 @@
+"""The FastAPI application: routers, the optional API key, clear 422s, and the static web page at `/`.
+
+`create_app(settings, index)` takes an index that is already open (the `serve` command opens it first, so a locked
+store fails before the port is bound) or opens one from the settings at start-up and closes it at shutdown.
+"""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from gaceta.api.deps import require_api_key
+from gaceta.api.pages import PageRenderer
+from gaceta.api.routes import documents, query
+from gaceta.api.schemas import Health
+from retrieval.settings import Settings
+
+WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+
+# The page loads only its own script and style; images may be blob: URLs made from authorised fetches.
+_PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' blob: data:; object-src 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def _version() -> str:
+    try:
+        return version("gaceta")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+    """FastAPI's 422 body, plus one readable line; the rejected input is not echoed (it may not even be encodable)."""
+    errors = [{"type": e["type"], "loc": list(e["loc"]), "msg": e["msg"]} for e in exc.errors()]
+    message = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors)
+    return JSONResponse({"detail": errors, "message": message}, status_code=422)
+
+
+def create_app(settings: Settings | None = None, index=None) -> FastAPI:
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        owned = app.state.index is None
+        if owned:
+            from retrieval.index import Index
+
+            app.state.index = Index.open(settings)
+        try:
+            yield
+        finally:
+            if owned:
+                app.state.index.close()
+                app.state.index = None
+
+    app = FastAPI(
+        title="gaceta",
+        version=_version(),
+        summary="Hybrid search and cited answers over official gazettes and legal PDFs.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.index = index
+    app.state.renderer = PageRenderer()
+    app.add_exception_handler(RequestValidationError, _validation_error)
+
+    @app.get("/healthz", response_model=Health, tags=["health"], summary="Liveness (no API key needed)")
+    def healthz() -> Health:
+        return Health(version=app.version)
+
+    protected = [Depends(require_api_key)]
+    app.include_router(query.router, dependencies=protected)
+    app.include_router(documents.router, dependencies=protected)
+
+    @app.get("/", include_in_schema=False)
+    def page() -> FileResponse:
+        # The page holds no data (every data call carries the key), so it loads without one.
+        return FileResponse(WEB_DIR / "index.html", headers=_PAGE_HEADERS)
+
+    app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
+    return app

@@ -1,0 +1,296 @@
+// gaceta web page: streams a cited answer from POST /ask/stream and lets a reader check each citation against the
+// highlighted PDF page. Every piece of document or answer text is inserted as text (textContent / text nodes), never
+// as HTML: the PDFs are untrusted input.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+
+const state = { sources: [], citations: [], citationNumbers: new Map(), segments: [], imageUrl: null };
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+function authHeaders() {
+  const key = $("api-key").value.trim();
+  return key ? { Authorization: "Bearer " + key } : {};
+}
+
+function setStatus(text, isError) {
+  $("status").textContent = text;
+  $("status").classList.toggle("error", Boolean(isError));
+}
+
+async function errorMessage(response) {
+  if (response.status === 401) {
+    $("key-box").open = true;
+    return "El servidor pide una clave de API (campo «Clave de API»).";
+  }
+  try {
+    const body = await response.json();
+    return body.message || (typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail));
+  } catch (_) {
+    return "Error " + response.status;
+  }
+}
+
+// ---- Server-Sent Events over fetch (EventSource cannot POST) ----
+
+async function* readEvents(response) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, "\n");
+    let cut;
+    while ((cut = buffer.indexOf("\n\n")) >= 0) {
+      const frame = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      let name = "message";
+      const data = [];
+      for (const line of frame.split("\n")) {
+        if (line.startsWith("event:")) name = line.slice(6).trim();
+        else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+      }
+      if (data.length) yield { name, data: JSON.parse(data.join("\n")) };
+    }
+  }
+}
+
+// ---- rendering the answer ----
+
+function segment(i) {
+  while (state.segments.length <= i) {
+    const wrap = el("span", "segment");
+    const text = el("span", "segment-text");
+    const cites = el("span", "segment-cites");
+    wrap.append(text, cites);
+    $("answer").append(wrap);
+    state.segments.push({ wrap, text, cites });
+  }
+  return state.segments[i];
+}
+
+function sourceFor(citation) {
+  if (citation.source_index !== null && citation.source_index !== undefined && state.sources[citation.source_index]) {
+    return state.sources[citation.source_index];
+  }
+  return state.sources.find((hit) => hit.chunk.chunk_id === citation.chunk_id) || null;
+}
+
+function addCitation(segIndex, citation) {
+  const key = [citation.chunk_id, citation.start, citation.end].join("|");
+  let n = state.citationNumbers.get(key);
+  if (n === undefined) {
+    state.citations.push(citation);
+    n = state.citations.length;
+    state.citationNumbers.set(key, n);
+  }
+  const marker = el("sup", "cite" + (citation.verified ? "" : " unverified"), n);
+  marker.tabIndex = 0;
+  marker.dataset.n = String(n);
+  if (!citation.verified) marker.title = "Cita no verificada contra la fuente";
+  marker.addEventListener("mouseenter", () => showTooltip(marker, citation));
+  marker.addEventListener("focus", () => showTooltip(marker, citation));
+  marker.addEventListener("mouseleave", hideTooltip);
+  marker.addEventListener("blur", hideTooltip);
+  marker.addEventListener("click", () => openPanel(citation));
+  marker.addEventListener("keydown", (e) => { if (e.key === "Enter") openPanel(citation); });
+  segment(segIndex).cites.append(marker);
+}
+
+function renderSources(hits) {
+  state.sources = hits;
+  const list = $("sources");
+  list.replaceChildren();
+  for (const hit of hits) {
+    const item = el("li");
+    const title = el("button", "source-title", hit.document.title);
+    title.type = "button";
+    title.addEventListener("click", () => openPanel(null, hit));
+    const meta = [hit.document.label, hit.document.publication_date, "pág. " + hit.chunk.pages.join(", ")]
+      .filter(Boolean).join(" · ");
+    item.append(title, el("div", "source-meta", meta));
+    if (hit.chunk.heading_path.length) item.append(el("div", "source-path", hit.chunk.heading_path.join(" › ")));
+    list.append(item);
+  }
+  $("sources-box").hidden = hits.length === 0;
+}
+
+function markUncited(coverage) {
+  const box = $("coverage");
+  box.hidden = false;
+  box.textContent = "Cobertura de citas: " + Math.round(coverage.ratio * 100) + " % (" + coverage.cited + " de " +
+    coverage.sentences + " frases)" + (coverage.flagged ? " — las frases sin cita verificada están marcadas." : "");
+  box.classList.toggle("flagged", coverage.flagged);
+  if (!coverage.flagged) return;
+  for (const sentence of coverage.uncited) {
+    for (const seg of state.segments) {
+      const full = seg.text.textContent;
+      const at = full.indexOf(sentence);
+      if (at < 0) continue;
+      const mark = el("mark", "uncited", sentence);
+      mark.title = "Frase sin cita verificada";
+      seg.text.replaceChildren(document.createTextNode(full.slice(0, at)), mark,
+        document.createTextNode(full.slice(at + sentence.length)));
+      break;
+    }
+  }
+}
+
+// ---- tooltip and side panel ----
+
+function showTooltip(marker, citation) {
+  const source = sourceFor(citation);
+  $("tooltip-quote").textContent = citation.cited_text;
+  $("tooltip-doc").textContent = (source ? source.document.label + " — " : "") + citation.document_title +
+    " (pág. " + citation.pages.join(", ") + ")";
+  const tip = $("tooltip");
+  tip.hidden = false;
+  const box = marker.getBoundingClientRect();
+  tip.style.left = Math.max(8, Math.min(window.scrollX + box.left - 20, window.scrollX + window.innerWidth - tip.offsetWidth - 8)) + "px";
+  tip.style.top = (window.scrollY + box.bottom + 6) + "px";
+}
+
+function hideTooltip() {
+  $("tooltip").hidden = true;
+}
+
+function metaRow(list, label, value) {
+  if (value === null || value === undefined || value === "") return;
+  list.append(el("dt", null, label), el("dd", null, value));
+}
+
+async function openPanel(citation, hit) {
+  hideTooltip();
+  if (!hit) hit = sourceFor(citation) || await fetchChunk(citation.chunk_id);
+  if (!hit) return;
+  const doc = hit.document;
+  const chunk = hit.chunk;
+  $("panel-title").textContent = doc.title;
+  const meta = $("panel-meta");
+  meta.replaceChildren();
+  metaRow(meta, "Emisor", doc.issuing_body);
+  metaRow(meta, "Fecha", doc.publication_date);
+  metaRow(meta, "Tipo", doc.doc_type);
+  metaRow(meta, "Edición", [doc.label, doc.section].filter(Boolean).join(" · "));
+  metaRow(meta, "Apartado", chunk.heading_path.join(" › "));
+  metaRow(meta, "Páginas", (citation ? citation.pages : chunk.pages).join(", "));
+  if (citation) metaRow(meta, "Verificación", citation.verified ? "verificada (" + Math.round(citation.score) + ")" : "no verificada");
+
+  const context = $("panel-context");
+  if (citation && citation.start >= chunk.start && citation.end <= chunk.end) {
+    const a = citation.start - chunk.start;
+    const b = citation.end - chunk.start;
+    context.replaceChildren(document.createTextNode(clip(chunk.text.slice(0, a), -400)),
+      el("mark", "quote", chunk.text.slice(a, b)), document.createTextNode(clip(chunk.text.slice(b), 400)));
+  } else {
+    context.replaceChildren(document.createTextNode(citation ? citation.cited_text : chunk.text));
+  }
+
+  $("panel").hidden = false;
+  const page = citation ? citation.pages[0] : chunk.pages[0];
+  const query = citation ? "?highlight=" + citation.start + "-" + citation.end : "";
+  await showPage("/documents/" + encodeURIComponent(doc.doc_id) + "/pages/" + page + ".png" + query, page);
+}
+
+function clip(text, n) {
+  if (n < 0) return text.length > -n ? "…" + text.slice(text.length + n) : text;
+  return text.length > n ? text.slice(0, n) + "…" : text;
+}
+
+async function fetchChunk(chunkId) {
+  const response = await fetch("/chunks/" + encodeURIComponent(chunkId), { headers: authHeaders() });
+  if (!response.ok) {
+    setStatus(await errorMessage(response), true);
+    return null;
+  }
+  return response.json();
+}
+
+async function showPage(url, page) {
+  const img = $("panel-image");
+  const label = $("panel-image-status");
+  $("panel-page-label").textContent = "Página " + page + " del PDF";
+  img.removeAttribute("src");
+  img.classList.remove("loaded");
+  label.textContent = "Cargando la página…";
+  // Fetched (not <img src>) so the API key travels in the header; shown through a blob: URL.
+  const response = await fetch(url, { headers: authHeaders() });
+  if (!response.ok) {
+    label.textContent = await errorMessage(response);
+    return;
+  }
+  if (state.imageUrl) URL.revokeObjectURL(state.imageUrl);
+  state.imageUrl = URL.createObjectURL(await response.blob());
+  const words = Number(response.headers.get("X-Highlighted-Words") || 0);
+  label.textContent = words ? words + " palabras resaltadas" : "El fragmento no se pudo ubicar en la imagen de la página.";
+  img.onload = () => img.classList.add("loaded");
+  img.src = state.imageUrl;
+}
+
+// ---- asking ----
+
+function reset() {
+  state.sources = [];
+  state.citations = [];
+  state.citationNumbers = new Map();
+  state.segments = [];
+  $("answer").replaceChildren();
+  $("sources").replaceChildren();
+  $("sources-box").hidden = true;
+  $("coverage").hidden = true;
+  $("panel").hidden = true;
+  hideTooltip();
+}
+
+async function ask(event) {
+  event.preventDefault();
+  const question = $("question").value.trim();
+  if (!question) return;
+  reset();
+  $("ask").disabled = true;
+  setStatus("Buscando y redactando…");
+  try {
+    const response = await fetch("/ask/stream", {
+      method: "POST",
+      headers: Object.assign({ "Content-Type": "application/json", Accept: "text/event-stream" }, authHeaders()),
+      body: JSON.stringify({ question }),
+    });
+    if (!response.ok) {
+      setStatus(await errorMessage(response), true);
+      return;
+    }
+    for await (const { name, data } of readEvents(response)) {
+      if (name === "sources") renderSources(data.sources);
+      else if (name === "text") segment(data.segment).text.append(document.createTextNode(data.text));
+      else if (name === "citation") addCitation(data.segment, data.citation);
+      else if (name === "coverage") markUncited(data.coverage);
+      else if (name === "error") setStatus(data.message, true);
+      else if (name === "done") {
+        const answer = data.answer;
+        const notes = [];
+        if (!answer.found) notes.push("No se encontró nada pertinente en el índice.");
+        if (answer.fallback_reason) notes.push("Respuesta extractiva: " + answer.fallback_reason);
+        setStatus(notes.join(" ") || "Respuesta de «" + answer.backend + "».");
+      }
+    }
+  } catch (err) {
+    setStatus("Se perdió la conexión con el servidor: " + err.message, true);
+  } finally {
+    $("ask").disabled = false;
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("api-key").value = sessionStorage.getItem("gaceta-api-key") || "";
+  $("api-key").addEventListener("change", () => sessionStorage.setItem("gaceta-api-key", $("api-key").value.trim()));
+  $("ask-form").addEventListener("submit", ask);
+  $("panel-close").addEventListener("click", () => { $("panel").hidden = true; });
+  document.addEventListener("keydown", (e) => { if (e.key === "Escape") $("panel").hidden = true; });
+});

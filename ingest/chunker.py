@@ -1,0 +1,396 @@
+"""Cut a LegalDocument into sentence-bounded chunks whose hierarchical header + body fit the embedder's limit.
+
+Why each rule:
+- Headings form a stack keyed by level: a heading replaces its level and closes every deeper one, so a chunk's
+  header names exactly the sections open where it starts (a sibling never piles onto its sibling). Headings that open
+  a chunk (a run of heading lines before its first sentence) are in its header too.
+- A heading starts a new chunk whenever the current one already holds body text: a section's text is not glued onto
+  the tail of the previous section. Heading offsets from the parser are hard sentence boundaries.
+- Chunks end at sentence boundaries. A sentence longer than a whole chunk's budget is split at word boundaries (a
+  single over-long word at character boundaries), offsets still exact: nothing is ever silently truncated.
+- Tables: a table that does not fit in what is left of the current chunk starts a new one; a chunk that starts
+  inside a table repeats the table's header row (+ separator) in its `header`, never in `text`, which stays a
+  verbatim slice. Fallback: a header row (+ separator) longer than a third of `max_tokens` is not repeated (it would
+  crowd out the rows); the table's first chunk still carries it verbatim.
+- Heading lines in a header share a quarter of `max_tokens`; when they need more, the longest are cut at a word
+  boundary and end in " …" (the full texts stay in `heading_path`).
+- Tokens are counted once per sentence and summed (minus the counter's fixed special tokens, plus a small margin);
+  each finished chunk's header + text is counted once more to verify, and a chunk that overshoots is re-packed
+  smaller. O(sentences) counter calls, not O(sentences²).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from ingest.models import Chunk, Heading, LegalDocument, PageBreak, Sentence
+from ingest.sentences import sentence_spans
+
+TokenCounter = Callable[[str], int]
+SEPARATOR_ROW = re.compile(r"\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?")
+WORD = re.compile(r"\S+")
+
+
+@dataclass(frozen=True, slots=True)
+class _Table:
+    head_start: int
+    head_end: int
+    head_tokens: int
+
+
+@dataclass(slots=True)
+class _Unit:
+    """A sentence (or a piece of an over-long one) with its token count and structural role."""
+
+    start: int
+    end: int
+    tokens: int
+    heading: int | None = None  # index into doc.headings
+    opens_heading: bool = False  # first piece of a heading line: applies it to the stack
+    table: _Table | None = None
+    row: int = -1  # 0 = the table's header row, 1 = separator (when present), then the data rows
+    table_tokens: int = 0  # on a table's first row: tokens of the whole table
+
+    @property
+    def is_body(self) -> bool:
+        return self.heading is None
+
+    @property
+    def inside_table(self) -> bool:
+        """A data row (or a piece of one): a chunk starting here repeats the table's header row."""
+        return self.table is not None and self.row >= (2 if self.table.head_end > self.table.head_start else 1)
+
+
+def chunk_document(doc: LegalDocument, count_tokens: TokenCounter, max_tokens: int) -> list[Chunk]:
+    """Chunks of `doc` in order, each with `count_tokens(header + "\\n\\n" + text) <= max_tokens`."""
+    return _Chunker(doc, count_tokens, max_tokens).run()
+
+
+class _Chunker:
+    def __init__(self, doc: LegalDocument, count_tokens: TokenCounter, max_tokens: int) -> None:
+        self.doc, self.md, self.max_tokens = doc, doc.markdown, max_tokens
+        self.overhead = count_tokens("")  # special tokens a counter adds to every text ([CLS], [SEP])
+        self._count = count_tokens
+        self.margin = 2 + max_tokens // 64
+        self.heading_cap = max_tokens // 4
+        self.headings = _checked_headings(doc)
+        self.span_starts = [s.start for s in doc.page_spans]
+        self._heading_lines_cache: dict[tuple[int, ...], tuple[list[str], int]] = {}
+        self._doc_line_cache: dict[int, tuple[str, int]] = {}
+
+    def tokens(self, text: str) -> int:
+        return max(self._count(text) - self.overhead, 0)
+
+    # -- units ---------------------------------------------------------------------------------------------
+    def units(self) -> list[_Unit]:
+        units: list[_Unit] = []
+        pos = 0
+        for index, heading in enumerate(self.headings):
+            units.extend(self._sentence_units(pos, heading.start))
+            start, end = _strip(self.md, heading.start, heading.end)
+            units.append(_Unit(start, end, self.tokens(self.md[start:end]), heading=index, opens_heading=True))
+            pos = heading.end
+        units.extend(self._sentence_units(pos, len(self.md)))
+        return self._mark_tables(units)
+
+    def _sentence_units(self, start: int, end: int) -> list[_Unit]:
+        md = self.md
+        return [
+            _Unit(start + s, start + e, self.tokens(md[start + s : start + e]))
+            for s, e in sentence_spans(md[start:end])
+        ]
+
+    def _mark_tables(self, units: list[_Unit]) -> list[_Unit]:
+        out: list[_Unit] = []
+        i = 0
+        while i < len(units):
+            j = i
+            while j < len(units) and self._is_row(units[j]) and (j == i or self._same_table(units[j - 1], units[j])):
+                j += 1
+            if j == i:
+                out.append(units[i])
+                i += 1
+                continue
+            rows = units[i:j]
+            has_sep = len(rows) > 1 and SEPARATOR_ROW.fullmatch(self.md[rows[1].start : rows[1].end]) is not None
+            head = rows[: 2 if has_sep else 1]
+            head_tokens = sum(u.tokens for u in head)
+            table = (
+                _Table(head[0].start, head[-1].end, head_tokens)
+                if head_tokens <= self.max_tokens // 3
+                else _Table(head[0].start, head[0].start, head_tokens)  # fallback: too long to repeat
+            )
+            for k, u in enumerate(rows):
+                u.table, u.row = table, k
+            rows[0].table_tokens = sum(u.tokens for u in rows)
+            out.extend(rows)
+            i = j
+        return out
+
+    def _is_row(self, unit: _Unit) -> bool:
+        return unit.is_body and self.md.startswith("|", unit.start)
+
+    def _same_table(self, prev: _Unit, unit: _Unit) -> bool:
+        return self.md.count("\n", prev.end, unit.start) <= 1
+
+    # -- headers -------------------------------------------------------------------------------------------
+    def heading_lines(self, stack: tuple[int, ...]) -> tuple[list[str], int]:
+        if stack not in self._heading_lines_cache:
+            lines = [f"{'#' * self.headings[i].level} {' '.join(self.headings[i].text.split())}" for i in stack]
+            counts = [self.tokens(line) for line in lines]
+            if sum(counts) > self.heading_cap:
+                lines, counts = self._shorten(lines, counts)
+            self._heading_lines_cache[stack] = (lines, sum(counts))
+        return self._heading_lines_cache[stack]
+
+    def _shorten(self, lines: list[str], counts: list[int]) -> tuple[list[str], list[int]]:
+        """Water-fill the heading budget: every line gets at most `limit` tokens, the largest limit that fits."""
+        limit = max(self.heading_cap // len(lines), 4)
+        for candidate in sorted(set(counts), reverse=True):
+            if sum(min(c, candidate) for c in counts) <= self.heading_cap:
+                limit = max(candidate, limit)
+                break
+        out = [(line, c) if c <= limit else self._cut(line, limit) for line, c in zip(lines, counts)]
+        return [line for line, _ in out], [c for _, c in out]
+
+    def _cut(self, line: str, limit: int) -> tuple[str, int]:
+        words = line.split(" ")
+        lo, hi = 2, len(words) - 1  # keep the "#…#" marker and at least one word
+        best = (" ".join(words[:2]) + " …", self.tokens(" ".join(words[:2]) + " …"))
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            text = " ".join(words[:mid]) + " …"
+            n = self.tokens(text)
+            if n <= limit:
+                best, lo = (text, n), mid + 1
+            else:
+                hi = mid - 1
+        return best
+
+    def doc_line(self, page: int) -> tuple[str, int]:
+        if page not in self._doc_line_cache:
+            line = f"# Document: {self.doc.label} | page: {page}"
+            self._doc_line_cache[page] = (line, self.tokens(line))
+        return self._doc_line_cache[page]
+
+    def header(self, stack: tuple[int, ...], table: _Table | None, page: int) -> str:
+        parts = [self.doc_line(page)[0], *self.heading_lines(stack)[0]]
+        if table is not None and table.head_end > table.head_start:
+            parts.append(self.md[table.head_start : table.head_end])
+        return "\n".join(parts)
+
+    def header_tokens(self, stack: tuple[int, ...], table: _Table | None, page: int) -> int:
+        n = self.doc_line(page)[1] + self.heading_lines(stack)[1]
+        if table is not None and table.head_end > table.head_start:
+            n += table.head_tokens
+        return n
+
+    # -- pages ---------------------------------------------------------------------------------------------
+    def span_at(self, offset: int) -> int:
+        return bisect.bisect_right(self.span_starts, offset) - 1
+
+    def page_at(self, offset: int) -> int:
+        i = self.span_at(offset)
+        return self.doc.page_spans[i].page if i >= 0 else self.doc.pdf_pages[0]
+
+    def pages(self, start: int, end: int) -> tuple[list[int], list[PageBreak]]:
+        first = self.span_at(start)
+        spans = self.doc.page_spans
+        printed = spans[first].printed if first >= 0 else None
+        breaks = [PageBreak(offset=start, page=self.page_at(start), printed=printed)]
+        k = first + 1
+        while k < len(spans) and spans[k].start < end:
+            span = spans[k]
+            if span.page == breaks[-1].page:  # text before a page's first span (e.g. a synthetic heading)
+                breaks[-1] = breaks[-1].model_copy(update={"printed": breaks[-1].printed or span.printed})
+            elif span.start > start:
+                breaks.append(PageBreak(offset=span.start, page=span.page, printed=span.printed))
+            k += 1
+        return sorted({b.page for b in breaks}), breaks
+
+    # -- packing -------------------------------------------------------------------------------------------
+    def run(self) -> list[Chunk]:
+        return _Packer(self).pack(self.units())
+
+
+class _Packer:
+    """Greedy packing with rollback: a chunk that overshoots on verification is re-packed with a penalty."""
+
+    def __init__(self, c: _Chunker) -> None:
+        self.c = c
+        self.stack: dict[int, int] = {}  # level -> heading index
+        self.chunks: list[Chunk] = []
+        self.current: list[_Unit] = []
+        self.body_tokens = 0
+        self.frozen: tuple[tuple[int, ...], _Table | None] | None = None  # header context once body text arrived
+        self.opened_with: dict[int, int] = {}
+        self.penalty = 0
+
+    def stack_key(self, stack: dict[int, int] | None = None) -> tuple[int, ...]:
+        stack = self.stack if stack is None else stack
+        return tuple(stack[level] for level in sorted(stack))
+
+    def applied(self, unit: _Unit) -> dict[int, int]:
+        if not unit.opens_heading:
+            return self.stack
+        level = self.c.headings[unit.heading].level
+        stack = {lv: i for lv, i in self.stack.items() if lv < level}
+        stack[level] = unit.heading
+        return stack
+
+    def header_tokens(self, unit: _Unit) -> int:
+        """Header tokens of the current chunk if `unit` joins it."""
+        if self.frozen is not None:
+            key, table = self.frozen
+        else:
+            key = self.stack_key(self.applied(unit))
+            table = unit.table if unit.is_body and unit.inside_table else None
+        start = self.current[0].start if self.current else unit.start
+        return self.c.header_tokens(key, table, self.c.page_at(start))
+
+    def budget(self, unit: _Unit) -> int:
+        """Body tokens still available if `unit` is the next one in the current chunk."""
+        fixed = self.c.overhead + self.header_tokens(unit) + self.c.margin + self.penalty
+        return self.c.max_tokens - fixed - self.body_tokens
+
+    def has_body(self) -> bool:
+        return self.frozen is not None
+
+    def pack(self, units: list[_Unit]) -> list[Chunk]:
+        queue = deque(units)
+        while queue or self.current:
+            if not queue:
+                self.close(queue)
+                continue
+            unit = queue[0]
+            if self.has_body() and (unit.opens_heading or self._table_would_split(unit)):
+                self.close(queue)
+                continue
+            room = self.budget(unit)
+            if unit.tokens <= room:
+                self.take(queue.popleft())
+            elif self.current and (self.has_body() or unit.is_body or room < 4):
+                self.close(queue)
+            else:  # an over-long sentence in a fresh chunk, or a long heading after the chunk's leading headings
+                if room < 1:
+                    raise ValueError(
+                        f"max_tokens={self.c.max_tokens} leaves no room for text after the chunk header "
+                        f"of {self.c.doc.doc_id}"
+                    )
+                queue.popleft()
+                queue.extendleft(reversed(self.split(unit, room)))
+        return self.chunks
+
+    def _table_would_split(self, unit: _Unit) -> bool:
+        return unit.row == 0 and unit.table_tokens > self.budget(unit)
+
+    def take(self, unit: _Unit) -> None:
+        if not self.current:
+            self.opened_with = dict(self.stack)
+        if unit.opens_heading:
+            self.stack = self.applied(unit)
+        if unit.is_body and self.frozen is None:
+            self.frozen = (self.stack_key(), unit.table if unit.inside_table else None)
+        self.current.append(unit)
+        self.body_tokens += unit.tokens
+
+    def close(self, queue: deque[_Unit]) -> None:
+        if not self.current:
+            return
+        c, units = self.c, self.current
+        key, table = self.frozen if self.frozen is not None else (self.stack_key(), None)
+        start, end = units[0].start, units[-1].end
+        header = c.header(key, table, c.page_at(start))
+        text = c.md[start:end]
+        total = c._count(header + "\n\n" + text)
+        self.current, self.body_tokens, self.frozen = [], 0, None
+        if total > c.max_tokens:  # the sum under-estimated: roll back and re-pack this chunk tighter
+            self.stack = self.opened_with
+            queue.extendleft(reversed(units))
+            self.penalty += total - c.max_tokens
+            return
+        self.penalty = 0
+        pages, breaks = c.pages(start, end)
+        index = len(self.chunks)
+        self.chunks.append(
+            Chunk(
+                chunk_id=f"{c.doc.doc_id}:{index:05d}",
+                doc_id=c.doc.doc_id,
+                index=index,
+                header=header,
+                text=text,
+                heading_path=[c.headings[i].text for i in key],
+                pages=pages,
+                start=start,
+                end=end,
+                sentences=[Sentence(start=u.start, end=u.end) for u in units],
+                page_breaks=breaks,
+                is_table=any(u.table is not None for u in units),
+            )
+        )
+
+    def split(self, unit: _Unit, room: int) -> list[_Unit]:
+        """Pieces of an over-long unit, each at most `room` tokens, cut at word (else character) boundaries."""
+        c = self.c
+        pieces: list[_Unit] = []
+        words = [(m.start(), m.end(), c.tokens(m.group())) for m in WORD.finditer(c.md, unit.start, unit.end)]
+        piece_start, piece_end, n = None, None, 0
+        for ws, we, wn in words:
+            if wn > room:
+                if piece_start is not None:
+                    pieces.append((piece_start, piece_end, n))
+                    piece_start = None
+                pieces.extend(self._split_word(ws, we, room))
+                continue
+            if piece_start is not None and n + wn > room:
+                pieces.append((piece_start, piece_end, n))
+                piece_start = None
+            if piece_start is None:
+                piece_start, n = ws, 0
+            piece_end, n = we, n + wn
+        if piece_start is not None:
+            pieces.append((piece_start, piece_end, n))
+        return [
+            replace(unit, start=s, end=e, tokens=n, opens_heading=unit.opens_heading and k == 0, table_tokens=0)
+            for k, (s, e, n) in enumerate(pieces)
+        ]
+
+    def _split_word(self, start: int, end: int, room: int) -> list[tuple[int, int, int]]:
+        pieces = []
+        while start < end:
+            lo, hi, best = start + 1, end, start + 1
+            while lo <= hi:
+                mid = (lo + hi) // 2
+                if self.c.tokens(self.c.md[start:mid]) <= room:
+                    best, lo = mid, mid + 1
+                else:
+                    hi = mid - 1
+            pieces.append((start, best, self.c.tokens(self.c.md[start:best])))
+            start = best
+        return pieces
+
+
+def _strip(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _checked_headings(doc: LegalDocument) -> list[Heading]:
+    """Headings in order; offsets that overlap, fall outside the Markdown or hold no text are a parser bug."""
+    headings = sorted(doc.headings, key=lambda h: h.start)
+    previous_end = 0
+    for h in headings:
+        if not (previous_end <= h.start < h.end <= len(doc.markdown)) or not doc.markdown[h.start : h.end].strip():
+            raise ValueError(
+                f"{doc.doc_id}: heading {h.text!r} has bad offsets [{h.start}, {h.end}) "
+                f"(previous heading ends at {previous_end}, markdown length {len(doc.markdown)})"
+            )
+        previous_end = h.end
+    return headings

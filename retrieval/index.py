@@ -1,0 +1,177 @@
+"""The retrieval facade: one object that chunks, embeds, stores and searches, over the modules that do each.
+
+    with Index.open(settings) as index:
+        index.add_document(doc)
+        hits = index.search("¿qué dispone el artículo 27?", k=10)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel
+
+from ingest.models import Chunk, DocumentInfo, LegalDocument
+from retrieval import bm25
+from retrieval.documents import DocumentRecords
+from retrieval.embedders import Embedder, load_embedder
+from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode
+from retrieval.settings import Settings
+from retrieval.store import PointData, Store, open_store
+
+# Candidates each side (dense, BM25) hands to fusion; the retrieval evaluation tunes it.
+DEFAULT_PREFETCH = 50
+_INTERNAL = ("document", "state", "bm25_len")
+
+
+@dataclass
+class Embedded:
+    """What `embed` computed for a list of chunks, row for row: dense vectors and BM25 sparse vectors."""
+
+    dense: np.ndarray
+    sparse: list[bm25.SparseVector]
+    lengths: list[int]  # BM25 terms per chunk
+
+
+class IndexStatus(BaseModel):
+    documents: int
+    chunks: int
+    pending: int
+    model: str
+    dim: int
+    backend: str
+    location: str
+
+
+def _payload(doc: DocumentInfo, chunk: Chunk) -> dict[str, Any]:
+    return {**chunk.model_dump(mode="json"), "document": doc.model_dump(mode="json")}
+
+
+def _hit(payload: dict[str, Any], score: float, rank: int) -> SearchHit:
+    chunk = Chunk.model_validate({k: v for k, v in payload.items() if k not in _INTERNAL})
+    return SearchHit(chunk=chunk, document=DocumentInfo.model_validate(payload["document"]), score=score, rank=rank)
+
+
+class Index:
+    def __init__(self, settings: Settings, embedder: Embedder, store: Store):
+        self.settings = settings
+        self.embedder = embedder
+        self.store = store
+        self.records = DocumentRecords(settings.documents_dir)
+        self._dirty = False
+
+    @classmethod
+    def open(cls, settings: Settings, embedder: Embedder | None = None) -> Index:
+        """Open (or create) the index `settings` describe, with its configured embedding model."""
+        embedder = embedder or load_embedder(settings.embedding_model)
+        return cls(settings, embedder, open_store(settings, embedder.dim, embedder.model_id))
+
+    # --- writing ------------------------------------------------------------------------------------
+    def chunk_document(self, doc: LegalDocument) -> list[Chunk]:
+        from ingest.chunker import chunk_document
+
+        return chunk_document(doc, self.embedder.count_tokens, self.embedder.max_tokens)
+
+    def embed(self, chunks: Sequence[Chunk]) -> Embedded:
+        """Dense and BM25 vectors of header + context + body, in one batch (the model's encode rate)."""
+        texts = [c.embedding_text() for c in chunks]
+        terms, stored = self.store.bm25_totals()
+        sparse, lengths = bm25.document_vectors(texts, terms, stored)
+        return Embedded(dense=self.embedder.embed_documents(texts), sparse=sparse, lengths=lengths)
+
+    def upsert(self, doc: LegalDocument, chunks: Sequence[Chunk], embedded: Embedded) -> None:
+        """Store the document record, then make exactly these chunks its searchable ones."""
+        if len(chunks) != len(embedded.lengths):
+            raise ValueError(f"{len(chunks)} chunks but {len(embedded.lengths)} embeddings")
+        self.records.save(doc)
+        info = doc.info()
+        points = [
+            PointData(c.chunk_id, embedded.dense[i], embedded.sparse[i], _payload(info, c), embedded.lengths[i])
+            for i, c in enumerate(chunks)
+        ]
+        self.store.upsert_document(doc.doc_id, points)
+        self._dirty = True
+
+    def add_document(self, doc: LegalDocument) -> list[Chunk]:
+        chunks = self.chunk_document(doc)
+        self.upsert(doc, chunks, self.embed(chunks))
+        return chunks
+
+    def add_documents(self, docs: Sequence[LegalDocument]) -> dict[str, list[Chunk]]:
+        """Chunk all, embed all chunks in one batch (fuller model batches), then upsert document by document."""
+        chunked = [(doc, self.chunk_document(doc)) for doc in docs]
+        embedded = self.embed([c for _, chunks in chunked for c in chunks])
+        start = 0
+        for doc, chunks in chunked:
+            end = start + len(chunks)
+            part = Embedded(embedded.dense[start:end], embedded.sparse[start:end], embedded.lengths[start:end])
+            self.upsert(doc, chunks, part)
+            start = end
+        return {doc.doc_id: chunks for doc, chunks in chunked}
+
+    def delete_document(self, doc_id: str) -> bool:
+        removed = self.store.delete_document(doc_id)
+        had_record = self.records.delete(doc_id)
+        self._dirty = True
+        return bool(removed) or had_record
+
+    def optimize(self) -> None:
+        """Build the ANN index over what was written (qdrant-edge does it on request, not in the background)."""
+        self.store.optimize()
+        self._dirty = False
+
+    # --- reading ------------------------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        mode: SearchMode = SearchMode.hybrid,
+        filters: SearchFilters | None = None,
+        fusion: Fusion = Fusion.rrf,
+        prefetch: int = DEFAULT_PREFETCH,
+    ) -> list[SearchHit]:
+        if k < 1:
+            raise ValueError("k must be at least 1")
+        dense = self.embedder.embed_query(query) if mode is not SearchMode.bm25 else None
+        sparse = bm25.query_vector(query) if mode is not SearchMode.dense else None
+        found = self.store.search(dense, sparse, k=k, filters=filters, fusion=fusion, prefetch=prefetch)
+        return [_hit(payload, score, rank) for rank, (payload, score) in enumerate(found, start=1)]
+
+    def document(self, doc_id: str) -> LegalDocument | None:
+        return self.records.load(doc_id)
+
+    def chunk(self, chunk_id: str) -> Chunk | None:
+        payload = self.store.chunk_payload(chunk_id)
+        if payload is None:
+            return None
+        return Chunk.model_validate({k: v for k, v in payload.items() if k not in _INTERNAL})
+
+    def has_document(self, doc_id: str) -> bool:
+        return self.store.has_document(doc_id)
+
+    def status(self) -> IndexStatus:
+        stats = self.store.stats()
+        return IndexStatus(
+            documents=stats.documents,
+            chunks=stats.chunks,
+            pending=stats.pending,
+            model=stats.model_id,
+            dim=stats.dim,
+            backend=stats.backend,
+            location=stats.location,
+        )
+
+    def close(self) -> None:
+        """Optimize what this session wrote, flush, and release the index (and its lock)."""
+        if self._dirty:
+            self.optimize()
+        self.store.close()
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,293 @@
+"""The Store: one Qdrant collection of chunks, the same behaviour over qdrant-edge and qdrant-client.
+
+Each point is a chunk: a named dense vector, a named sparse `bm25` vector (Qdrant applies IDF), and a payload of
+the chunk's fields plus its document's info. The write protocol here is shared by both backends, which only
+supply the primitive operations:
+
+- a document is written *pending* (invisible to search), its stale points are removed, then it is marked
+  *complete* — so a search never sees half a document, and a crash leaves nothing visible to clean up by hand;
+- point ids are uuid5 of chunk ids, so re-upserting is idempotent;
+- the model id and the BM25 length statistics live in the collection's metadata; opening an index built with
+  another model is an error, never silent garbage.
+"""
+
+from __future__ import annotations
+
+import uuid
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from retrieval.bm25 import SparseVector
+from retrieval.models import Fusion, SearchFilters
+
+DENSE = "dense"
+SPARSE = "bm25"
+STATE = "state"
+PENDING = "pending"
+COMPLETE = "complete"
+BM25_LEN = "bm25_len"
+UPSERT_BATCH = 256
+RRF_K = 60
+# HNSW graph and search breadth, chosen by measuring recall@10 against exact search on real embeddings
+# (tests/retrieval/test_store_ann.py, docs/benchmarks.md): qdrant's defaults (ef = 0 → ef_construct 100,
+# m 16) dropped below 0.98.
+HNSW_M = 32
+HNSW_EF_CONSTRUCT = 200
+HNSW_EF = 256
+
+# payload field → index kind ("keyword", "integer", "datetime")
+PAYLOAD_INDEXES = {
+    "doc_id": "keyword",
+    STATE: "keyword",
+    "index": "integer",
+    "document.issuing_body": "keyword",
+    "document.doc_type": "keyword",
+    "document.publication_date": "datetime",
+}
+_CHUNK_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "gaceta:chunk")
+
+
+class StoreError(RuntimeError):
+    """An expected store failure with a message meant for the user."""
+
+
+class ModelMismatchError(StoreError):
+    pass
+
+
+class IndexInUseError(StoreError):
+    pass
+
+
+def point_id(chunk_id: str) -> str:
+    return str(uuid.uuid5(_CHUNK_NAMESPACE, chunk_id))
+
+
+@dataclass
+class PointData:
+    chunk_id: str
+    dense: np.ndarray
+    sparse: SparseVector
+    payload: dict[str, Any]
+    bm25_len: int
+
+
+@dataclass(frozen=True)
+class Match:
+    """`key` equals one of `values`."""
+
+    key: str
+    values: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class DateRange:
+    key: str
+    gte: str | None = None
+    lte: str | None = None
+
+
+@dataclass(frozen=True)
+class Where:
+    """A backend-neutral filter: all of `must`, and none of the points in `exclude_ids`."""
+
+    must: tuple[Match | DateRange, ...] = ()
+    exclude_ids: tuple[str, ...] = ()
+
+
+@dataclass
+class StoreStats:
+    backend: str
+    location: str
+    model_id: str
+    dim: int
+    points: int
+    chunks: int  # complete, searchable
+    documents: int  # complete documents with at least one chunk
+    pending: int  # points of documents whose indexing has not completed
+    avgdl: float
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _doc(doc_id: str) -> Match:
+    return Match("doc_id", (doc_id,))
+
+
+_COMPLETE = Match(STATE, (COMPLETE,))
+
+
+def filters_where(filters: SearchFilters | None) -> Where:
+    """Search filters → a Where that also hides incomplete documents."""
+    must: list[Match | DateRange] = [_COMPLETE]
+    if filters is not None:
+        if filters.date_from or filters.date_to:
+            must.append(
+                DateRange(
+                    "document.publication_date",
+                    gte=filters.date_from.isoformat() if filters.date_from else None,
+                    lte=filters.date_to.isoformat() if filters.date_to else None,
+                )
+            )
+        for key, values in (
+            ("document.issuing_body", filters.issuing_body),
+            ("document.doc_type", filters.doc_type),
+            ("doc_id", filters.doc_ids),
+        ):
+            if values:
+                must.append(Match(key, tuple(values)))
+    return Where(must=tuple(must))
+
+
+class Store(ABC):
+    backend: str
+    location: str
+
+    def __init__(self, model_id: str, dim: int):
+        self.model_id = model_id
+        self.dim = dim
+
+    # --- primitives each backend supplies -------------------------------------------------------------
+    @abstractmethod
+    def _meta(self) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def _save_meta(self, meta: dict[str, Any]) -> None: ...
+
+    @abstractmethod
+    def _upsert(self, points: Sequence[PointData], state: str) -> None: ...
+
+    @abstractmethod
+    def _delete(self, where: Where) -> None: ...
+
+    @abstractmethod
+    def _set_payload(self, where: Where, payload: dict[str, Any]) -> None: ...
+
+    @abstractmethod
+    def _count(self, where: Where | None) -> int: ...
+
+    @abstractmethod
+    def _scroll(self, where: Where, fields: list[str]) -> Iterator[dict[str, Any]]: ...
+
+    @abstractmethod
+    def _retrieve(self, ids: list[str]) -> list[dict[str, Any]]: ...
+
+    @abstractmethod
+    def _query(
+        self,
+        dense: np.ndarray | None,
+        sparse: SparseVector | None,
+        limit: int,
+        where: Where,
+        fusion: Fusion,
+        prefetch: int,
+        exact: bool,
+    ) -> list[tuple[dict[str, Any], float]]: ...
+
+    def flush(self) -> None:
+        """Make writes durable (no-op where the backend is durable per call)."""
+
+    def optimize(self) -> None:
+        """Build the ANN/sparse indexes of what was written (no-op where the server does it itself)."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    # --- metadata -------------------------------------------------------------------------------------
+    def _check_model(self, location: str) -> None:
+        meta = self._meta()
+        if meta.get("model_id") != self.model_id or meta.get("dim") != self.dim:
+            raise ModelMismatchError(
+                f"the index at {location} was built with embedding model {meta.get('model_id')!r} "
+                f"(dim {meta.get('dim')}), but {self.model_id!r} (dim {self.dim}) is configured; set "
+                f"GACETA_EMBEDDING_MODEL to the index's model, or use another GACETA_HOME / collection"
+            )
+
+    def _new_meta(self) -> dict[str, Any]:
+        return {"model_id": self.model_id, "dim": self.dim, "bm25_terms": 0, "bm25_chunks": 0}
+
+    def bm25_totals(self) -> tuple[int, int]:
+        """(total terms, chunks) over the indexed chunks: the running BM25 avgdl is their ratio."""
+        meta = self._meta()
+        return int(meta.get("bm25_terms", 0)), int(meta.get("bm25_chunks", 0))
+
+    # --- the document protocol ------------------------------------------------------------------------
+    def upsert_document(self, doc_id: str, points: Sequence[PointData]) -> None:
+        """Write a document's chunks and make them, and only them, searchable."""
+        old_terms = old_chunks = 0
+        for payload in self._scroll(Where(must=(_doc(doc_id),)), [BM25_LEN]):
+            old_terms += int(payload.get(BM25_LEN, 0))
+            old_chunks += 1
+        for start in range(0, len(points), UPSERT_BATCH):
+            self._upsert(points[start : start + UPSERT_BATCH], PENDING)
+        self._delete(Where(must=(_doc(doc_id),), exclude_ids=tuple(point_id(p.chunk_id) for p in points)))
+        self._set_payload(Where(must=(_doc(doc_id),)), {STATE: COMPLETE})
+        self._add_totals(sum(p.bm25_len for p in points) - old_terms, len(points) - old_chunks)
+
+    def delete_document(self, doc_id: str) -> int:
+        """Remove a document's points; returns how many there were."""
+        terms = chunks = 0
+        for payload in self._scroll(Where(must=(_doc(doc_id),)), [BM25_LEN]):
+            terms += int(payload.get(BM25_LEN, 0))
+            chunks += 1
+        if chunks:
+            self._delete(Where(must=(_doc(doc_id),)))
+            self._add_totals(-terms, -chunks)
+        return chunks
+
+    def _add_totals(self, terms: int, chunks: int) -> None:
+        meta = self._meta()
+        meta["bm25_terms"] = max(int(meta.get("bm25_terms", 0)) + terms, 0)
+        meta["bm25_chunks"] = max(int(meta.get("bm25_chunks", 0)) + chunks, 0)
+        self._save_meta(meta)
+
+    # --- reads ----------------------------------------------------------------------------------------
+    def search(
+        self,
+        dense: np.ndarray | None,
+        sparse: SparseVector | None,
+        k: int = 10,
+        filters: SearchFilters | None = None,
+        fusion: Fusion = Fusion.rrf,
+        prefetch: int = 50,
+        exact: bool = False,
+    ) -> list[tuple[dict[str, Any], float]]:
+        """Payloads and scores of the best complete chunks: dense, sparse, or both fused (give both vectors)."""
+        if sparse is not None and not sparse.indices:
+            sparse = None  # a query of stopwords only has no BM25 side
+        if dense is None and sparse is None:
+            return []
+        return self._query(dense, sparse, k, filters_where(filters), fusion, max(prefetch, k), exact)
+
+    def chunk_payload(self, chunk_id: str) -> dict[str, Any] | None:
+        found = [p for p in self._retrieve([point_id(chunk_id)]) if p.get(STATE) == COMPLETE]
+        return found[0] if found else None
+
+    def has_document(self, doc_id: str) -> bool:
+        return self._count(Where(must=(_doc(doc_id), _COMPLETE))) > 0
+
+    def stats(self) -> StoreStats:
+        points = self._count(None)
+        chunks = self._count(Where(must=(_COMPLETE,)))
+        documents = self._count(Where(must=(_COMPLETE, Match("index", (0,)))))
+        terms, n = self.bm25_totals()
+        return StoreStats(
+            backend=self.backend,
+            location=self.location,
+            model_id=self.model_id,
+            dim=self.dim,
+            points=points,
+            chunks=chunks,
+            documents=documents,
+            pending=points - chunks,
+            avgdl=terms / n if n else 0.0,
+        )
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,116 @@
+"""One small real index for every API test: a Mexican reglamento, a DOF landscape-table extract, and a PDF whose
+text carries HTML/JS (built here with PyMuPDF) to prove the page shows document text as text."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pymupdf
+import pytest
+import uvicorn
+from fastapi.testclient import TestClient
+
+from gaceta.api import create_app
+from retrieval.settings import Settings
+from tests.index_fixtures import build_index
+
+REGLAMENTO = "mx_reglamento_arts_121_122_LFT.pdf"
+DOF_TABLES = "dof_2024-04-01_MAT_pp53-54_landscape_tables.pdf"
+
+XSS_SCRIPT = "<script>window.__xss='script'</script>"
+XSS_IMG = "<img src=x onerror=\"window.__xss='img'\">"
+XSS_LINES = [
+    "SECRETARIA DE AGRICULTURA Y DESARROLLO RURAL",
+    "ACUERDO por el que se dan a conocer las reglas del huerto comunitario de zarzamoras",
+    f"Artículo 1.- Las zarzamoras del huerto comunitario se cosechan en el mes de marzo {XSS_SCRIPT} conforme al calendario.",
+    f"Artículo 2.- El riego de las zarzamoras del huerto ocurre cada semana {XSS_IMG} durante la mañana.",
+    "Artículo 3.- Los vecinos del huerto reciben las zarzamoras cosechadas por turnos semanales.",
+]
+
+
+def write_xss_pdf(path: Path) -> Path:
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    y = 72
+    for line in XSS_LINES:
+        rect = pymupdf.Rect(72, y, 540, y + 80)
+        spare = page.insert_textbox(rect, line, fontsize=10, fontname="helv")
+        y += 80 - spare + 12
+    pdf.save(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def api_home(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("api-home")
+
+
+@pytest.fixture(scope="session")
+def xss_pdf(api_home) -> Path:
+    return write_xss_pdf(api_home / "huerto_xss.pdf")
+
+
+@pytest.fixture(scope="session")
+def api_index(api_home, xss_pdf):
+    from ingest.parse import parse_pdf
+
+    index = build_index(api_home, [REGLAMENTO, DOF_TABLES])
+    result = parse_pdf(xss_pdf)
+    assert result.documents, f"the XSS test PDF did not parse: {result.status} {result.message}"
+    index.add_documents(result.documents)
+    index.optimize()
+    yield index
+    index.close()
+
+
+@pytest.fixture(scope="session")
+def api_settings(api_home) -> Settings:
+    return Settings(home=api_home, answerer="extractive", api_key=None)
+
+
+@pytest.fixture(scope="session")
+def client(api_settings, api_index) -> Iterator[TestClient]:
+    with TestClient(create_app(api_settings, api_index)) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="session")
+def reglamento_doc_id(client) -> str:
+    hits = client.post("/search", json={"query": "objeciones de los trabajadores a la declaración anual", "k": 1}).json()["hits"]
+    assert hits[0]["document"]["title"].startswith("REGLAMENTO DE LOS ARTÍCULOS 121 Y 122")
+    return hits[0]["document"]["doc_id"]
+
+
+class LiveServer:
+    """uvicorn on 127.0.0.1 (a port the OS picks) in a background thread, for clients that need a real socket."""
+
+    def __init__(self, app):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+
+    def __enter__(self) -> LiveServer:
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=30)
+        self.sock.close()
+
+
+@pytest.fixture(scope="session")
+def live_url(api_settings, api_index) -> Iterator[str]:
+    with LiveServer(create_app(api_settings, api_index)) as server:
+        yield server.url

@@ -1,0 +1,56 @@
+"""Shared builders for tests that need a real index or a bare store (use them in module/session fixtures)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from retrieval.index import Index
+from retrieval.settings import Settings
+from retrieval.store.base import Store
+from tests.conftest import pdf
+
+STORE_KINDS = ("edge", "client")
+
+
+def build_index(home: Path, pdf_names: list[str]) -> Index:
+    """A real index under `home` of the named shared PDFs, with the default embedder (caller closes it).
+
+    Every named PDF must parse to at least one document: a fixture asking for a broken file is a mistake.
+    """
+    from ingest.parse import parse_pdf
+
+    index = Index.open(Settings(home=home))
+    try:
+        for name in pdf_names:
+            result = parse_pdf(pdf(name))
+            if not result.documents:
+                raise ValueError(f"{name} yielded no documents ({result.status.value}: {result.message})")
+            index.add_documents(result.documents)
+        index.optimize()
+    except BaseException:
+        index.close()
+        raise
+    return index
+
+
+def open_test_store(
+    kind: str,
+    tmp_path: Path,
+    dim: int,
+    model_id: str = "test-model",
+    client=None,
+    indexing_threshold_kb: int | None = None,
+) -> Store:
+    """A store of either backend: qdrant-edge under `tmp_path`, or qdrant-client on `client` (default :memory:)."""
+    if kind == "edge":
+        from retrieval.store.edge import INDEXING_THRESHOLD_KB, EdgeStore
+
+        threshold = indexing_threshold_kb or INDEXING_THRESHOLD_KB
+        return EdgeStore(tmp_path / "index", "test", model_id, dim, indexing_threshold_kb=threshold)
+    if kind == "client":
+        from qdrant_client import QdrantClient
+
+        from retrieval.store.client import ClientStore
+
+        return ClientStore(client or QdrantClient(":memory:"), "test", model_id, dim, location=":memory:")
+    raise ValueError(f"unknown store kind {kind!r}")

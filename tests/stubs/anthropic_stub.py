@@ -1,0 +1,211 @@
+"""A local stand-in for the Anthropic Messages API (POST /v1/messages) on 127.0.0.1, for the real `anthropic` SDK.
+
+- `responder(request_json) -> dict | str` decides the reply: a str is one text block; a dict is a message body
+  (at least `content`); the stub fills id, model, stop_reason and usage. The default responder cites the first
+  sentence of the first document block.
+- `stream: true` requests get SSE: message_start, per block content_block_start / deltas / stop, message_delta,
+  message_stop. Text goes out in small `text_delta`s; each citation as a `citations_delta`, before the block's
+  text, or after it when `citations_after_text` is set (both orders are legal for a client to handle).
+- Scripted trouble: `fail(status, times, error_type)` answers the next `times` requests with that HTTP error
+  (retry-after-ms: 1 so SDK retries are instant); `fail_in_stream(times, error_type)` opens the stream with HTTP 200
+  and then an SSE `error` event; `delay_s` sleeps before answering (timeouts).
+- `requests` records every request body (and `headers` its headers). Authentication is not checked: the SDK may
+  send x-api-key or a Bearer token.
+- Prompt caching: when a request's content block carries `cache_control`, the prefix up to it is "cached"; the
+  same prefix in a later request is reported as `cache_read_input_tokens`, the first time as
+  `cache_creation_input_tokens` (tokens counted as characters / 4).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Responder = Callable[[dict], "dict | str"]
+
+
+def _tokens(obj: Any) -> int:
+    return max(1, len(json.dumps(obj, ensure_ascii=False)) // 4)
+
+
+def document_blocks(request: dict) -> list[dict]:
+    """The document blocks of a request's last user message, in order (their index is the citation's)."""
+    content = request["messages"][-1]["content"]
+    return [b for b in content if isinstance(b, dict) and b.get("type") == "document"] if isinstance(content, list) else []
+
+
+def char_citation(request: dict, doc_index: int, start: int, end: int) -> dict:
+    """A well-formed char_location citation of request document `doc_index`, characters [start, end)."""
+    doc = document_blocks(request)[doc_index]
+    return {
+        "type": "char_location",
+        "cited_text": doc["source"]["data"][start:end],
+        "document_index": doc_index,
+        "document_title": doc.get("title"),
+        "start_char_index": start,
+        "end_char_index": end,
+    }
+
+
+def cite_first_sentence(request: dict) -> dict:
+    """Default reply: a lead-in, then the first sentence of document 0 as a cited block."""
+    docs = document_blocks(request)
+    if not docs:
+        return {"content": [{"type": "text", "text": "No documents were provided."}]}
+    data = docs[0]["source"]["data"]
+    m = re.search(r"[.!?](\s|$)", data)
+    end = m.end() if m else len(data)
+    citation = char_citation(request, 0, 0, end)
+    return {
+        "content": [
+            {"type": "text", "text": "Según el documento, "},
+            {"type": "text", "text": citation["cited_text"].strip(), "citations": [citation]},
+        ]
+    }
+
+
+class AnthropicStub:
+    def __init__(self, responder: Responder | None = None, citations_after_text: bool = False, delta_size: int = 7):
+        self.responder = responder or cite_first_sentence
+        self.citations_after_text = citations_after_text
+        self.delta_size = delta_size
+        self.delay_s = 0.0
+        self.requests: list[dict] = []
+        self.headers: list[dict] = []
+        self._failures: list[tuple[str, int, str]] = []  # (where, status, error_type)
+        self._cache: set[str] = set()
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    # -- lifecycle -------------------------------------------------------------------------------------------
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> AnthropicStub:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    # -- scripting -------------------------------------------------------------------------------------------
+    def fail(self, status: int = 429, times: int = 1, error_type: str | None = None) -> None:
+        kind = error_type or {429: "rate_limit_error", 529: "overloaded_error"}.get(status, "api_error")
+        self._failures.extend([("http", status, kind)] * times)
+
+    def fail_in_stream(self, times: int = 1, error_type: str = "overloaded_error") -> None:
+        self._failures.extend([("sse", 200, error_type)] * times)
+
+    # -- behaviour -------------------------------------------------------------------------------------------
+    def _usage(self, request: dict) -> dict:
+        blocks: list[Any] = []
+        system = request.get("system")
+        blocks.extend(system if isinstance(system, list) else [system] if system else [])
+        for message in request.get("messages", []):
+            content = message.get("content")
+            blocks.extend(content if isinstance(content, list) else [content])
+        total = _tokens(blocks)
+        last_cached = max((i for i, b in enumerate(blocks) if isinstance(b, dict) and b.get("cache_control")), default=-1)
+        created = read = 0
+        if last_cached >= 0:
+            prefix = blocks[: last_cached + 1]
+            key = hashlib.sha256(json.dumps(prefix, sort_keys=True).encode()).hexdigest()
+            with self._lock:
+                hit = key in self._cache
+                self._cache.add(key)
+            read, created = (_tokens(prefix), 0) if hit else (0, _tokens(prefix))
+        return {"input_tokens": max(1, total - created - read), "cache_creation_input_tokens": created,
+                "cache_read_input_tokens": read}
+
+    def _message(self, request: dict) -> dict:
+        reply = self.responder(request)
+        if isinstance(reply, str):
+            reply = {"content": [{"type": "text", "text": reply}]}
+        content = [{**b, "citations": b.get("citations") or None} if b.get("type") == "text" else b for b in reply["content"]]
+        output = sum(len(b.get("text", "")) for b in content) // 4 + 1
+        return {
+            "id": f"msg_stub_{len(self.requests)}",
+            "type": "message",
+            "role": "assistant",
+            "model": request.get("model", "stub-model"),
+            "content": content,
+            "stop_reason": reply.get("stop_reason", "end_turn"),
+            "stop_sequence": None,
+            "usage": {**self._usage(request), "output_tokens": output},
+        }
+
+    def _sse(self, message: dict) -> list[tuple[str, dict]]:
+        usage = message["usage"]
+        start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
+        events = [("message_start", {"type": "message_start", "message": start})]
+        for i, block in enumerate(message["content"]):
+            if block.get("type") != "text":
+                continue
+            events.append(("content_block_start", {"type": "content_block_start", "index": i,
+                                                   "content_block": {"type": "text", "text": "", "citations": []}}))
+            text = block.get("text", "")
+            texts = [{"type": "text_delta", "text": text[j : j + self.delta_size]} for j in range(0, len(text), self.delta_size)]
+            cites = [{"type": "citations_delta", "citation": c} for c in block.get("citations") or []]
+            for delta in (texts + cites) if self.citations_after_text else (cites + texts):
+                events.append(("content_block_delta", {"type": "content_block_delta", "index": i, "delta": delta}))
+            events.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
+        events.append(("message_delta", {"type": "message_delta",
+                                         "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+                                         "usage": {"output_tokens": usage["output_tokens"]}}))
+        events.append(("message_stop", {"type": "message_stop"}))
+        return events
+
+    def _handler(self):
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def _json(self, status: int, body: dict, headers: dict | None = None) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+                with stub._lock:
+                    stub.requests.append(body)
+                    stub.headers.append(dict(self.headers))
+                    failure = stub._failures.pop(0) if stub._failures else None
+                if not self.path.rstrip("/").endswith("/v1/messages"):
+                    return self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}})
+                if stub.delay_s:
+                    time.sleep(stub.delay_s)
+                error = {"type": "error", "error": {"type": failure[2], "message": f"stub {failure[2]}"}} if failure else None
+                if failure and failure[0] == "http":
+                    return self._json(failure[1], error, {"retry-after-ms": "1", "x-should-retry": "true"})
+                message = stub._message(body)
+                if not body.get("stream"):
+                    return self._json(200, message)
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("cache-control", "no-cache")
+                self.end_headers()
+                events = [("error", error)] if failure else stub._sse(message)
+                for name, data in events:
+                    self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+                    self.wfile.flush()
+                self.close_connection = True
+
+        return Handler

@@ -1,0 +1,84 @@
+"""A local OpenAI-compatible chat endpoint (POST /v1/chat/completions) on 127.0.0.1 for the `tags` answerer.
+
+`responder(request_json) -> str | dict` gives the assistant's message content (str) or a whole response body
+(dict); `fail(status, times)` scripts HTTP errors; `delay_s` slows answers; `requests` records request bodies.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class OpenAIStub:
+    def __init__(self, responder: Callable[[dict], "str | dict"]):
+        self.responder = responder
+        self.delay_s = 0.0
+        self.requests: list[dict] = []
+        self.headers: list[dict] = []
+        self._failures: list[int] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def __enter__(self) -> OpenAIStub:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def fail(self, status: int = 500, times: int = 1) -> None:
+        self._failures.extend([status] * times)
+
+    def _handler(self):
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def _json(self, status: int, body: dict) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+                with stub._lock:
+                    stub.requests.append(body)
+                    stub.headers.append(dict(self.headers))
+                    failure = stub._failures.pop(0) if stub._failures else None
+                if self.path.rstrip("/") != "/v1/chat/completions":
+                    return self._json(404, {"error": {"message": f"no route {self.path}"}})
+                if stub.delay_s:
+                    time.sleep(stub.delay_s)
+                if failure:
+                    return self._json(failure, {"error": {"message": f"stub error {failure}", "type": "server_error"}})
+                reply = stub.responder(body)
+                if isinstance(reply, dict):
+                    return self._json(200, reply)
+                prompt = sum(len(m.get("content") or "") for m in body.get("messages", [])) // 4
+                self._json(200, {
+                    "id": f"chatcmpl-stub-{len(stub.requests)}",
+                    "object": "chat.completion",
+                    "model": body.get("model", "stub"),
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": reply}}],
+                    "usage": {"prompt_tokens": prompt, "completion_tokens": len(reply) // 4,
+                              "total_tokens": prompt + len(reply) // 4},
+                })
+
+        return Handler
