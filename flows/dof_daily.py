@@ -122,6 +122,8 @@ def download_edition(url: str, edition: str, target: str, timeout_s: float, max_
                     os.unlink(tmp)
     except httpx.TimeoutException as exc:
         raise DownloadError(f"timed out after {timeout_s:g} s ({type(exc).__name__})") from exc
+    except httpx.RemoteProtocolError as exc:
+        raise DownloadError(f"truncated download: the server closed the connection early ({exc})") from exc
     except httpx.TransportError as exc:
         raise DownloadError(f"{type(exc).__name__}: {exc}") from exc
     return EditionOutcome(edition=edition, url=url, status=EditionStatus.downloaded, path=target, bytes=size)

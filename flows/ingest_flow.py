@@ -8,6 +8,7 @@ summary still attached as the state's data) only when files failed and none was 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import time
 from pathlib import Path
@@ -140,9 +141,11 @@ def ingest(paths: list[str], context: bool | None = None) -> IngestSummary:
     return Completed(message=summary.headline(), data=summary)
 
 
+@functools.lru_cache(maxsize=1)
 def chunker_version() -> str:
-    """A digest of the `ingest` package's code (parser, chunker, sentences; blurbs have their own prompt
-    version): any change to what a file becomes re-processes it, and nobody has to remember to bump a number."""
+    """A digest of the `ingest` package's code as this process loaded it (parser, chunker, sentences; blurbs
+    have their own prompt version): any change to what a file becomes re-processes it, and nobody has to
+    remember to bump a number."""
     import ingest
 
     digest = hashlib.sha256()

@@ -119,6 +119,13 @@ def upsert_task(documents: list[LegalDocument], chunks: list[list[Chunk]], embed
             index.upsert(doc, doc_chunks, vectors)
 
 
+def _reason(parsed: ParseResult) -> str:
+    status, message = parsed.status.value, parsed.message.strip()
+    if not message or message.lower().startswith(status.replace("_", " ")) or message.lower().startswith(status):
+        return message or status
+    return f"{status}: {message}"
+
+
 def _file_cache_key(context, parameters: dict[str, Any]) -> str:
     return parameters["cache_key"]
 
@@ -140,7 +147,7 @@ def index_file(path: str, name: str, sha256: str, cache_key: str, settings: Sett
     progress.emit("parsed", path=path, pages=pages)
     if not parsed.ok:
         return FileOutcome(path=path, status=FileStatus.failed, sha256=sha256, parse_status=parsed.status.value,
-                           reason=f"{parsed.status.value}: {parsed.message}".rstrip(": "), pages=pages,
+                           reason=_reason(parsed), pages=pages,
                            seconds=round(time.perf_counter() - t0, 3), stages=stages)
     documents = parsed.documents
     logger.info("stage chunk: %s (%d documents)", name, len(documents))

@@ -35,7 +35,7 @@ RANKS = {"poder": 0, "issuing_body": 1, "title": 2, "libro": 3, "part": 3, "titu
 
 _ORD = (r"(?:PRIMER[OA]?|SEGUND[OA]|TERCER[OA]?|CUART[OA]|QUINT[OA]|SEXT[OA]|S[EÉ]PTIM[OA]|OCTAV[OA]|NOVEN[OA]|"
         r"D[EÉ]CIM[OA](?:\s?(?:PRIMER[OA]|SEGUND[OA]|TERCER[OA]|CUART[OA]|QUINT[OA]|SEXT[OA]|S[EÉ]PTIM[OA]|"
-        r"OCTAV[OA]|NOVEN[OA]))?|UND[EÉ]CIM[OA]|DUOD[EÉ]CIM[OA]|VIG[EÉ]SIM[OA](?:\s?\w+)?|TRIG[EÉ]SIM[OA](?:\s?\w+)?|"
+        r"OCTAV[OA]|NOVEN[OA]))?|D[EÉ]CIMOCTAV[OA]|UND[EÉ]CIM[OA]|DUOD[EÉ]CIM[OA]|VIG[EÉ]SIM[OA](?:\s?\w+)?|TRIG[EÉ]SIM[OA](?:\s?\w+)?|"
         r"[ÚU]NIC[OA])")
 _NUM = r"(?:\d+[o°º]?|[IVXLC]+|" + _ORD + r")"
 _PATTERNS: list[tuple[str, re.Pattern]] = [
@@ -47,7 +47,8 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("seccion", re.compile(r"^SECCI[OÓ]N\s+(?:" + _NUM + r"|[A-Z])\b", re.I)),
     ("part", re.compile(r"^(?:ART[IÍ]CULOS?\s+)?(?:TRANSITORIOS?|CONSIDERANDOS?|DECLARACIONES|CL[AÁ]USULAS|"
                         r"ANTECEDENTES|RESULTANDOS?|PUNTOS\s+RESOLUTIVOS|RESOLUTIVOS|ACUERDO|DECRETO|"
-                        r"CONSIDERACIONES|FUNDAMENTOS|PRE[AÁ]MBULO|EXPOSICI[OÓ]N\s+DE\s+MOTIVOS)\s*:?\s*$", re.I)),
+                        r"CONSIDERACIONES|FUNDAMENTOS|PRE[AÁ]MBULO|EXPOSICI[OÓ]N\s+DE\s+MOTIVOS|CONTENIDO|[IÍ]NDICE|"
+                        r"SUMARIO)\s*:?\s*$", re.I)),
 ]
 _ARTICLE = re.compile(r"^(?:ART[IÍ]CULO|ART\.)\s+(?:\d+[o°º]?(?:[-\s]?[A-Z]\b)?|" + _ORD + r")"
                       r"(?:\s+(?:Bis|Ter|Qu[aá]ter|Quinquies))?\s*(?:\.\s*-|\.-|\.|-|–|:)", re.I)
@@ -159,8 +160,8 @@ def continues_heading(kind: str, prev: Line, ln: Line, ctx: Context) -> bool:
         return same_style and ln.caps > 0.85 and _centred(ln, ctx)
     if kind in ("titulo", "capitulo", "seccion", "libro"):
         return same_style and ln.bold and _centred(ln, ctx) and len(ln.text) < 200
-    if kind in ("heading_major",):
-        return same_style and len(ln.text) < 120
+    if kind in ("heading_major", "heading_minor", "outline"):
+        return same_style and ln.font == prev.font
     return False
 
 

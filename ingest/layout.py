@@ -50,10 +50,8 @@ class Line:
 
 
 def _caps_ratio(text: str) -> float:
-    letters = [c for c in text if c.isalpha()]
-    if not letters:
-        return 0.0
-    return sum(c.isupper() for c in letters) / len(letters)
+    letters = sum(map(str.isalpha, text))
+    return sum(map(str.isupper, text)) / letters if letters else 0.0
 
 
 def _is_bold(span: dict) -> bool:
@@ -61,24 +59,35 @@ def _is_bold(span: dict) -> bool:
 
 
 def _make_line(spans: list[dict], bbox, page: int, vertical: bool = False) -> Line | None:
-    spans = [s for s in spans if s["text"]]
+    if len(spans) == 1:  # the common case, kept cheap
+        span = spans[0]
+        text = span["text"].strip()
+        if not text:
+            return None
+        bold = _is_bold(span)
+        return Line(text, bbox[0], bbox[1], bbox[2], bbox[3], round(span["size"], 1), span["font"], bold, bold,
+                    bool(span["flags"] & 2) or bool(_ITALIC_FONT.search(span["font"])), _caps_ratio(text), page,
+                    vertical)
     text = "".join(s["text"] for s in spans).strip()
     if not text:
         return None
     weights: dict[tuple[str, float], int] = {}
     bold_chars = total = 0
+    first = None
     for s in spans:
         n = len(s["text"].strip())
+        if not n:
+            continue
+        first = first or s
         total += n
         if _is_bold(s):
             bold_chars += n
         key = (s["font"], round(s["size"], 1))
         weights[key] = weights.get(key, 0) + n
     font, size = max(weights, key=weights.get)
-    first = next(s for s in spans if s["text"].strip())
     return Line(
         text=text, x0=bbox[0], y0=bbox[1], x1=bbox[2], y1=bbox[3], size=size, font=font,
-        bold=total > 0 and bold_chars >= 0.9 * total, lead_bold=_is_bold(first),
+        bold=bold_chars >= 0.9 * total, lead_bold=_is_bold(first),
         italic=bool(_ITALIC_FONT.search(font)) or bool(first["flags"] & 2), caps=_caps_ratio(text), page=page,
         vertical=vertical,
     )

@@ -21,8 +21,9 @@ from ingest.models import LegalDocument, ParseResult, ParseStatus
 from ingest.pdf_open import OpenedPdf, is_garbled, open_pdf
 from ingest.running_headers import RunningHeaders, detect
 from ingest.split_documents import DocumentItems, Item, single_document, split_edition
-from ingest.tables import TableBlock, find_tables
+from ingest.tables import TableBlock, page_tables
 
+MAX_GENERIC_HEADING = 200  # a bold run longer than this is an emphasised paragraph
 _EDITION = re.compile(r"(?:^|[_\-])(MAT|VES|EXT)(?:[_\-.]|$)", re.I)
 _DOC_TYPES = {"NORMA": "NOM", "NOM": "NOM", "LEY": "LEY", "CONSTITUCION": "CONSTITUCION", "RESOLUCION": "RESOLUCION",
               "DECRETO": "DECRETO", "ACUERDO": "ACUERDO", "AVISO": "AVISO", "REGLAMENTO": "REGLAMENTO",
@@ -57,11 +58,6 @@ def parse_pdf(path: str | Path) -> ParseResult:
         opened.doc.close()
 
 
-def _inside(ln: Line, tables: list[TableBlock]) -> bool:
-    cx, cy = (ln.x0 + ln.x1) / 2, (ln.y0 + ln.y1) / 2
-    return any(t.bbox[0] <= cx <= t.bbox[2] and t.bbox[1] <= cy <= t.bbox[3] for t in tables)
-
-
 def _read_pages(doc: pymupdf.Document) -> _Pages:
     pages = _Pages()
     setup: tuple[str, str] | None | bool = False  # resolved on the first scanned page
@@ -82,9 +78,9 @@ def _read_pages(doc: pymupdf.Document) -> _Pages:
         if pno not in pages.ocr and is_garbled("".join(ln.text for ln in lines)):
             pages.garbled.append(pno)
             continue
-        tables = [] if pno in pages.ocr else find_tables(page, pno)
+        tables, in_cells = ([], set()) if pno in pages.ocr else page_tables(page, pno, lines)
         if tables:
-            lines = [ln for ln in lines if not _inside(ln, tables)]
+            lines = [ln for ln in lines if id(ln) not in in_cells]
             pages.tables[pno] = tables
         pages.lines[pno] = lines
     return pages
@@ -105,7 +101,13 @@ def _page_items(pages: _Pages, headers: RunningHeaders) -> list[tuple[int, Line 
 
 
 def _classify(flat: list[tuple[int, Line | TableBlock]], ctx: Context) -> list[Item]:
+    """Headings of the line stream, multi-line headings merged into their first line.
+
+    In an edition, a title that directly follows an issuing body teaches the title font; a later title-like line
+    ("IVA acreditable…" in an annex table) counts as a document title only in that font.
+    """
     items: list[Item] = []
+    title_fonts: set[tuple[str, float]] = set()
     i = 0
     while i < len(flat):
         pno, obj = flat[i]
@@ -114,16 +116,27 @@ def _classify(flat: list[tuple[int, Line | TableBlock]], ctx: Context) -> list[I
             items.append(Item(pno, table=obj))
             continue
         found = classify(obj, ctx)
+        if found and found.kind == "title" and ctx.dof:
+            after_body = bool(items) and items[-1].heading is not None and items[-1].heading.kind in (
+                "poder", "issuing_body")
+            if after_body:
+                title_fonts.add((obj.font, obj.size))
+            elif (obj.font, obj.size) not in title_fonts:
+                found = None
+        merged = [obj]
         if found and found.kind not in ("articulo", "clause"):
-            prev = obj
-            while i < len(flat) and isinstance(flat[i][1], Line) and continues_heading(found.kind, prev, flat[i][1], ctx):
+            while i < len(flat) and isinstance(flat[i][1], Line) and continues_heading(found.kind, merged[-1],
+                                                                                      flat[i][1], ctx):
                 nxt = classify(flat[i][1], ctx)
                 if nxt is not None and nxt.kind != found.kind:
                     break
-                prev = flat[i][1]
-                found.label = f"{found.label} {prev.text.strip()}"
+                merged.append(flat[i][1])
                 i += 1
-        items.append(Item(pno, line=obj, heading=found))
+            found.label = " ".join(ln.text.strip() for ln in merged)
+            if found.kind in ("heading_major", "heading_minor", "outline") and len(found.label) > MAX_GENERIC_HEADING:
+                items.extend(Item(ln.page, line=ln) for ln in merged)  # a bold paragraph, not a heading
+                continue
+        items.append(Item(pno, line=merged[-1], heading=found))
     return items
 
 

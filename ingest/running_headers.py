@@ -53,38 +53,64 @@ class RunningHeaders:
 
 
 def _zone_lines(lines: list[Line], height: float) -> list[Line]:
-    return [ln for ln in lines if ln.y1 <= TOP_ZONE * height or ln.y0 >= (1 - BOTTOM_ZONE) * height]
+    """Lines in the outermost rows of the page: the first 4 rows within the top zone, the last 3 in the bottom one."""
+    top = sorted((ln for ln in lines if ln.y1 <= TOP_ZONE * height), key=lambda ln: ln.y0)
+    bottom = sorted((ln for ln in lines if ln.y0 >= (1 - BOTTOM_ZONE) * height), key=lambda ln: -ln.y1)
+    picked: list[Line] = []
+    for zone, rows in ((top, 4), (bottom, 3)):
+        seen: list[float] = []
+        for ln in zone:
+            if not any(abs(ln.y0 - y) < 3 for y in seen):
+                if len(seen) == rows:
+                    break
+                seen.append(ln.y0)
+            picked.append(ln)
+    return picked
+
+
+def _consistent(occurrences: list[tuple[int, str]]) -> bool:
+    """Same text everywhere, or texts differing only by a number that moves with the page (the page number)."""
+    if len({text for _, text in occurrences}) == 1:
+        return True
+    offsets: set[int] | None = None
+    for page, text in occurrences:
+        mine = {int(n) - page for n in re.findall(r"\d{1,6}", text)}
+        offsets = mine if offsets is None else offsets & mine
+        if not offsets:
+            return False
+    return True
 
 
 def detect(pages: dict[int, list[Line]], heights: dict[int, float]) -> RunningHeaders:
     """Find lines repeated at the same vertical position on enough pages (per parity, or overall)."""
     result = RunningHeaders()
     zones = {p: _zone_lines(lines, heights[p]) for p, lines in pages.items()}
-    overall: Counter = Counter()
-    by_parity: Counter = Counter()
-    parity_pages = Counter(p % 2 for p in pages)
+    seen_at: dict[tuple[str, int], list[tuple[int, str]]] = {}
     for p, lines in zones.items():
-        seen = set()
         for ln in lines:
-            k = (_key(ln.text), round(ln.y0 / 6))
-            if k in seen:
-                continue
-            seen.add(k)
-            overall[k] += 1
-            by_parity[(k, p % 2)] += 1
+            occ = seen_at.setdefault((_key(ln.text), round(ln.y0 / 6)), [])
+            if not occ or occ[-1][0] != p:
+                occ.append((p, ln.text))
     n = len(pages)
+    parity_pages = Counter(p % 2 for p in pages)
 
-    def repeated(ln: Line, p: int) -> bool:
-        k = (_key(ln.text), round(ln.y0 / 6))
-        if overall[k] >= 2 and overall[k] >= 0.4 * n:
-            return True
-        same = by_parity[(k, p % 2)]
-        return same >= 2 and same >= 0.4 * parity_pages[p % 2]
+    verdicts: dict[tuple[tuple[str, int], int], bool] = {}
+
+    def repeated(key: tuple[str, int], p: int) -> bool:
+        if (key, p % 2) not in verdicts:
+            verdicts[(key, p % 2)] = _repeated(key, p)
+        return verdicts[(key, p % 2)]
+
+    def _repeated(key: tuple[str, int], p: int) -> bool:
+        occ = seen_at[key]
+        same = sum(1 for q, _ in occ if q % 2 == p % 2)
+        enough = (len(occ) >= 2 and len(occ) >= 0.4 * n) or (same >= 2 and same >= 0.4 * parity_pages[p % 2])
+        return enough and _consistent(occ)
 
     texts: dict[str, None] = {}
     for p, lines in zones.items():
         for ln in lines:
-            if n < 2 or not repeated(ln, p):
+            if n < 2 or not repeated((_key(ln.text), round(ln.y0 / 6)), p):
                 continue
             result.strip.setdefault(p, set()).add(id(ln))
             m = _PAGE_NO.match(ln.text.strip())

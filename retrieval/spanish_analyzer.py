@@ -45,6 +45,7 @@ _ARTICLE_STEM = "articul"
 _TOKEN = re.compile(r"\w+(?:[-/.,]\w+)*")
 _JOINERS = re.compile(r"[-/.,_]")
 _NUMBER = re.compile(r"\d[\d.,]*")
+_ORDINAL = re.compile(r"(\d+)(?:o|a|º|ª)")  # "ARTÍCULO 1o.-", "1º", "3a" → 1, 1, 3
 
 
 def _folding_table() -> dict[int, str]:
@@ -80,7 +81,8 @@ def _word_terms(word: str) -> str | None:
     if word in STOPWORDS:
         return None
     if word[0].isdigit():
-        return word
+        ordinal = _ORDINAL.fullmatch(word)
+        return ordinal.group(1) if ordinal else word
     return _stem(word)
 
 
@@ -98,8 +100,8 @@ def analyze(text: str) -> list[str]:
             term = _word_terms(part)
             if term is None:
                 continue
-            if previous == _ARTICLE_STEM and _NUMBER.fullmatch(part):
-                terms.append(f"articulo_{part}")
+            if previous == _ARTICLE_STEM and _NUMBER.fullmatch(term):
+                terms.append(f"articulo_{term}")
             terms.append(term)
             previous = term
     return terms

@@ -13,19 +13,16 @@ MAX_QUESTION_CHARS = 2000
 MAX_K = 100
 
 
-def _unicode_text(value: str) -> str:
-    """Refuse what JSON can carry but no tokenizer or JSON encoder can: lone surrogates and NUL characters."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError("must be valid Unicode text (lone surrogate code point)") from None
+def _no_nul(value: str) -> str:
+    """JSON may carry NUL characters; legal text never does, and C-backed tokenizers and stores choke on them.
+    (Lone surrogates pydantic already refuses.)"""
     if "\x00" in value:
         raise ValueError("must not contain NUL characters")
     return value
 
 
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_QUESTION_CHARS), AfterValidator(_unicode_text)]
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300), AfterValidator(_unicode_text)]
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_QUESTION_CHARS), AfterValidator(_no_nul)]
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300), AfterValidator(_no_nul)]
 K = Annotated[int, Field(ge=1, le=MAX_K, description=f"How many chunks to retrieve (1–{MAX_K}).")]
 
 

@@ -1,7 +1,94 @@
-"""`gaceta ask` (placeholder until its owner writes it)."""
+"""`gaceta ask`: a cited answer from the index — numbered markers, a sources list, or JSON / a standalone HTML page."""
+
+from __future__ import annotations
+
+from pathlib import Path
 
 import typer
 
+from gaceta.cli.common import console, err_console, fail, print_json, settings
+
+
+def print_answer(answer) -> None:
+    """The answer with [n] markers (red [n?] when unverified), then each source: document, page, quote."""
+    from rich.text import Text
+
+    from gaceta.answer_html import citation_key, numbered_citations, where
+
+    cites = numbered_citations(answer)
+    number = {citation_key(c): i + 1 for i, c in enumerate(cites)}
+    text = Text()
+    for seg in answer.content:
+        text.append(seg.text)  # Text.append never interprets markup: document text stays text
+        for c in seg.citations:
+            n = number[citation_key(c)]
+            text.append(f"[{n}]" if c.verified else f"[{n}?]", style="bold green" if c.verified else "bold red")
+    console.print(text)
+    console.print()
+    for i, c in enumerate(cites, 1):
+        line = Text(f"[{i}] ", style="bold")
+        line.append("✓ " if c.verified else "✗ unverified ", style="green" if c.verified else "red")
+        line.append(c.document_title, style="bold")
+        line.append(f", {where(c)}\n    “{' '.join(c.cited_text.split())}”")
+        console.print(line)
+    cov = answer.coverage
+    meta = Text(f"\n{answer.backend}" + (f" · {answer.model}" if answer.model else ""), style="dim")
+    meta.append(f" · citation coverage {cov.ratio:.0%} ({cov.cited}/{cov.sentences} sentences)",
+                style="bold red" if cov.flagged else "dim")
+    console.print(meta)
+    if answer.fallback_reason:
+        err_console.print(Text(answer.fallback_reason, style="yellow"))
+
 
 def register(app: typer.Typer) -> None:
-    """Add this module's command(s) to the app."""
+    @app.command()
+    def ask(
+        question: str = typer.Argument(..., help="The question (Spanish or English)."),
+        answerer: str = typer.Option(None, "--answerer", "-a", help="extractive | claude | tags (default: GACETA_ANSWERER)."),
+        k: int = typer.Option(8, "-k", "--top", min=1, max=50, help="How many chunks to retrieve."),
+        filter_: list[str] = typer.Option(
+            None, "--filter", "-f",
+            help="key=value, repeatable: date_from, date_to (YYYY-MM-DD), issuing_body, doc_type, doc_id.",
+        ),
+        as_json: bool = typer.Option(False, "--json", help="The answer object as JSON on stdout."),
+        html: Path = typer.Option(None, "--html", help="Also write a standalone HTML page with hoverable citations."),
+    ) -> None:
+        """Answer a question from the indexed documents; every claim cited to a verified span and PDF page."""
+        from gaceta.cli.search_cmd import parse_filters
+
+        if not question.strip():
+            fail("the question is empty")
+        if answerer is not None and answerer not in ("extractive", "claude", "tags"):
+            fail(f"--answerer must be extractive, claude or tags (got {answerer!r})")
+        filters = parse_filters(filter_ or [])
+
+        from retrieval.answers import AnswerError, ask as ask_question
+        from retrieval.embedders import EmbedderError
+        from retrieval.index import Index
+        from retrieval.store import StoreError
+
+        config = settings()
+        if not config.qdrant_url and not (config.index_dir / config.collection / "meta.json").is_file():
+            fail(f"no index at {config.index_dir}: run `gaceta ingest PATH` first (or set GACETA_HOME)")
+        try:
+            index = Index.open(config)
+        except (StoreError, EmbedderError) as exc:
+            fail(str(exc))
+        with index:
+            try:
+                answer = ask_question(index, question, k=k, filters=filters, answerer=answerer, settings=config)
+            except AnswerError as exc:
+                fail(str(exc))
+        if html is not None:
+            from gaceta.answer_html import render_answer_html
+
+            try:
+                html.write_text(render_answer_html(answer), encoding="utf-8")
+            except OSError as exc:
+                fail(f"cannot write {html}: {exc.strerror}")
+        if as_json:
+            print_json(answer)
+        else:
+            print_answer(answer)
+            if html is not None:
+                err_console.print(f"[dim]wrote {html}[/]")

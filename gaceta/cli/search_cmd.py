@@ -1,7 +1,150 @@
-"""`gaceta search` (placeholder until its owner writes it)."""
+"""`gaceta search`: ranked chunks for a query, or for a file of queries in one process."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+from typing import Any
 
 import typer
 
+from gaceta.cli.common import console, fail, print_json, settings
+
+FILTER_KEYS = {
+    "date_from": "date_from",
+    "from": "date_from",
+    "date_to": "date_to",
+    "to": "date_to",
+    "issuing_body": "issuing_body",
+    "body": "issuing_body",
+    "doc_type": "doc_type",
+    "type": "doc_type",
+    "doc_id": "doc_ids",
+}
+
+
+def parse_filters(items: list[str]):
+    """`key=value` pairs → SearchFilters; a repeated list key accumulates (doc_type=NOM --filter doc_type=LEY)."""
+    from retrieval.models import SearchFilters
+
+    if not items:
+        return None
+    fields: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        field = FILTER_KEYS.get(key.strip().lower())
+        if not sep or field is None or not value.strip():
+            fail(f"bad filter {item!r}: use key=value with key one of {', '.join(sorted(set(FILTER_KEYS)))}")
+        value = value.strip()
+        if field in ("date_from", "date_to"):
+            try:
+                fields[field] = dt.date.fromisoformat(value)
+            except ValueError:
+                fail(f"bad date in filter {item!r}: use YYYY-MM-DD")
+        else:
+            fields.setdefault(field, []).append(value)
+    return SearchFilters(**fields)
+
+
+def hit_json(hit) -> dict[str, Any]:
+    return {
+        "rank": hit.rank,
+        "doc_id": hit.chunk.doc_id,
+        "chunk_id": hit.chunk.chunk_id,
+        "title": hit.document.title,
+        "header": hit.chunk.header,
+        "heading_path": hit.chunk.heading_path,
+        "text": hit.chunk.text,
+        "pages": hit.chunk.pages,
+        "score": hit.score,
+    }
+
+
+def _print_hits(query: str, hits) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"[bold]{query}[/]", show_lines=True, title_justify="left")
+    for column, style in (("#", "dim"), ("score", "cyan"), ("document", "bold"), ("where", "green"), ("text", "")):
+        table.add_column(column, style=style, overflow="fold")
+    for hit in hits:
+        pages = ", ".join(str(p) for p in hit.chunk.pages)
+        where = " › ".join(hit.chunk.heading_path) or "—"
+        text = " ".join(hit.chunk.text.split())
+        table.add_row(
+            str(hit.rank),
+            f"{hit.score:.4f}",
+            f"{hit.document.label}\n{hit.document.title}",
+            f"p. {pages}\n{where}",
+            text if len(text) <= 400 else text[:400] + " …",
+        )
+    console.print(table if hits else f"[yellow]no results for[/] {query}")
+
+
+def _read_queries(path: Path) -> list[str]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        fail(f"cannot read queries file {path}: {exc.strerror}")
+    queries = [line.strip() for line in lines if line.strip()]
+    if not queries:
+        fail(f"no queries in {path}")
+    return queries
+
 
 def register(app: typer.Typer) -> None:
-    """Add this module's command(s) to the app."""
+    @app.command()
+    def search(
+        query: str = typer.Argument(None, help="What to look for (Spanish or English)."),
+        k: int = typer.Option(10, "-k", "--top", min=1, max=1000, help="How many chunks to return."),
+        filter_: list[str] = typer.Option(
+            None,
+            "--filter",
+            "-f",
+            help="key=value, repeatable: date_from, date_to (YYYY-MM-DD), issuing_body, doc_type, doc_id.",
+        ),
+        mode: str = typer.Option("hybrid", "--mode", help="hybrid | dense | bm25"),
+        fusion: str = typer.Option("rrf", "--fusion", help="How hybrid fuses dense and BM25: rrf | dbsf"),
+        prefetch: int = typer.Option(None, "--prefetch", min=1, help="Candidates per side before fusion."),
+        queries: Path = typer.Option(None, "--queries", help="A file with one query per line."),
+        as_json: bool = typer.Option(False, "--json", help="JSON on stdout (JSON lines with --queries)."),
+    ) -> None:
+        """Search the index: ranked chunks with document, page, heading path and score."""
+        from retrieval.models import Fusion, SearchMode
+
+        if (query is None) == (queries is None):
+            fail("give a query, or --queries FILE (not both)")
+        texts = _read_queries(queries) if queries is not None else [query]
+        if not all(t.strip() for t in texts):
+            fail("the query is empty")
+        try:
+            search_mode, fusion_kind = SearchMode(mode), Fusion(fusion)
+        except ValueError:
+            fail(f"--mode must be one of {[m.value for m in SearchMode]}, --fusion one of {[f.value for f in Fusion]}")
+        filters = parse_filters(filter_ or [])
+
+        from retrieval.embedders import EmbedderError
+        from retrieval.index import DEFAULT_PREFETCH, Index
+        from retrieval.store import StoreError
+
+        config = settings()
+        if not config.qdrant_url and not (config.index_dir / config.collection / "meta.json").is_file():
+            fail(f"no index at {config.index_dir}: run `gaceta ingest PATH` first (or set GACETA_HOME)")
+        try:
+            index = Index.open(config)
+        except (StoreError, EmbedderError) as exc:
+            fail(str(exc))
+        with index:
+            for text in texts:
+                hits = index.search(
+                    text, k=k, mode=search_mode, filters=filters, fusion=fusion_kind,
+                    prefetch=prefetch or DEFAULT_PREFETCH,
+                )
+                result = {"query": text, "hits": [hit_json(h) for h in hits]}
+                if as_json and queries is not None:
+                    sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+                elif as_json:
+                    print_json(result)
+                else:
+                    _print_hits(text, hits)

@@ -117,11 +117,11 @@ class ExtractiveAnswerer:
 
 
 def _candidates(hit: SearchHit, rank: int) -> list[Candidate]:
-    """The chunk's sentences long enough to state something."""
+    """The chunk's sentences long enough to state something (headings name a topic, they do not answer)."""
     chunk = hit.chunk
     out = []
     for span in sentences_of(chunk):
         text = chunk.sentence_text(span)
-        if len(_TOKEN.findall(text)) >= MIN_WORDS:
+        if not text.startswith("#") and len(_TOKEN.findall(text)) >= MIN_WORDS:
             out.append(Candidate(hit=hit, rank=rank, span=span, text=text))
     return out

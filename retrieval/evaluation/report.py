@@ -11,7 +11,7 @@ class ModeRow(BaseModel):
     mode: str  # dense | bm25 | hybrid
     metrics: dict[str, float]  # R@1/5/10/20, MRR in [0, 1]; Pass@5/10/20 in percent
     queries: int
-    query_ms_p50: float
+    query_ms_p50: float  # search alone; the query's embedding is timed once, in RetrievalReport.query_embed_ms_p50
     query_ms_mean: float
 
 
@@ -29,6 +29,7 @@ class RetrievalReport(BaseModel):
     columns: list[str]
     rows: list[ModeRow]
     published: list[PublishedRow]
+    query_embed_ms_p50: float
     index_seconds: float
     embed_seconds: float
     note: str = ""

@@ -12,6 +12,7 @@ from pathlib import Path
 from retrieval.evaluation.corpus import EvalCorpus, build_corpus
 from retrieval.evaluation.datasets import load_dataset
 from retrieval.evaluation.metrics import dedupe, score_rankings
+from retrieval.evaluation.query_cache import QueryCache
 from retrieval.evaluation.report import ModeRow, RetrievalReport
 from retrieval.models import Fusion, SearchMode
 from retrieval.settings import Settings
@@ -38,26 +39,26 @@ def evaluate_retrieval(
     The index always lives in a temporary directory on the embedded store, whatever `settings` says, so an
     evaluation never touches the user's index or server.
     """
+    from retrieval.embedders import load_embedder
     from retrieval.index import DEFAULT_PREFETCH, Index
 
     dataset = load_dataset(dataset_path)
     queries = dataset.queries[:limit] if limit else dataset.queries
-    base = settings or Settings()
+    settings = (settings or Settings()).model_copy(update={"qdrant_url": None})
+    embedder = QueryCache(load_embedder(embedder_name or settings.embedding_model))
+    embed_ms = embedder.warm([q.text for q in queries])
+    search = {"fusion": Fusion(fusion), "prefetch": prefetch or DEFAULT_PREFETCH}
     with tempfile.TemporaryDirectory(prefix="gaceta-eval-") as home:
-        overrides = {"home": Path(home), "qdrant_url": None}
-        if embedder_name:
-            overrides["embedding_model"] = embedder_name
-        index = Index.open(base.model_copy(update=overrides))
+        index = Index.open(settings.model_copy(update={"home": Path(home)}), embedder=embedder)
         try:
             corpus = build_corpus(dataset)
             index_seconds, embed_seconds = _index_corpus(index, corpus, progress)
-            search = {"fusion": Fusion(fusion), "prefetch": prefetch or DEFAULT_PREFETCH}
             rows = [_run_mode(index, corpus, queries, SearchMode(mode), search, progress) for mode in modes]
-            embedder = index.embedder.model_id
         finally:
             index.close()
     return RetrievalReport(
-        dataset=dataset.name, format=dataset.format, language=dataset.language, embedder=embedder,
+        dataset=dataset.name, format=dataset.format, language=dataset.language, embedder=embedder.model_id,
+        query_embed_ms_p50=statistics.median(embed_ms),
         fusion=search["fusion"].value, prefetch=search["prefetch"], passages=len(dataset.passages),
         chunks=corpus.chunk_count, queries=len(queries), limited=len(queries) < len(dataset.queries),
         columns=dataset.columns, rows=rows, published=dataset.published, index_seconds=index_seconds,

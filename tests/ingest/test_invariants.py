@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from ingest.chunker import chunk_document
-from ingest.models import Chunk, LegalDocument, ParseResult
-from ingest.parse import parse_pdf
+from ingest.models import Chunk, LegalDocument
 from tests.conftest import PDFS
+from tests.ingest.parsed_cache import parsed
 
 MAX_TOKENS = 256
 PDF_NAMES = sorted(p.name for p in PDFS.glob("*.pdf")) if PDFS.is_dir() else []
@@ -26,11 +26,6 @@ DECORATION = re.compile(r"^[#*_\s]+|[*_\s]+$")
 
 def words(text: str) -> int:
     return len(text.split())
-
-
-@functools.cache
-def parsed(name: str) -> ParseResult:
-    return parse_pdf(PDFS / name)
 
 
 @functools.cache

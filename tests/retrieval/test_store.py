@@ -13,7 +13,10 @@ from retrieval.models import Fusion, SearchFilters
 from retrieval.store.base import PENDING, ModelMismatchError, PointData
 from tests.index_fixtures import STORE_KINDS, open_test_store
 
-pytestmark = pytest.mark.filterwarnings("ignore:Payload indexes have no effect:UserWarning")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:Payload indexes have no effect:UserWarning"),
+    pytest.mark.filterwarnings("ignore:Local mode performs exact:UserWarning"),
+]
 
 DIM = 16
 DOCS = {

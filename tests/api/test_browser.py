@@ -1,0 +1,81 @@
+"""The web page in a real browser (Debian's chromium driven by Playwright): ask, see markers, hover, open the panel,
+see the highlighted page; and a PDF whose text is HTML/JS shows up as text, with no script run."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect, sync_playwright
+
+from tests.api.conftest import XSS_IMG, XSS_SCRIPT
+
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    assert CHROMIUM.exists(), "Debian chromium is missing: `make system-deps` installs it"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, live_url) -> Page:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.dialogs = []
+    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+    page.goto(live_url)
+    yield page
+    context.close()
+
+
+def ask(page: Page, question: str) -> None:
+    page.fill("#question", question)
+    page.click("#ask")
+    # The page's CSP forbids eval, so wait through locators rather than wait_for_function.
+    expect(page.locator("#status")).to_have_text(re.compile(r"^Respuesta"), timeout=60_000)
+
+
+def test_ask_hover_and_check_a_citation(page, tmp_path):
+    ask(page, "¿Dentro de qué plazo puede el sindicato formular objeciones a la declaración anual?")
+    markers = page.locator("#answer sup.cite")
+    assert markers.count() >= 1
+    assert page.locator("#sources li").count() >= 1
+
+    markers.first.hover()
+    tooltip = page.locator("#tooltip")
+    tooltip.wait_for(state="visible")
+    assert page.locator("#tooltip-quote").inner_text().strip()
+    assert "REGLAMENTO" in page.locator("#tooltip-doc").inner_text()
+
+    markers.first.click()
+    page.locator("#panel").wait_for(state="visible")
+    assert page.locator("#panel-title").inner_text().startswith("REGLAMENTO")
+    assert page.locator("#panel-context mark.quote").inner_text().strip()
+    page.wait_for_selector("#panel-image.loaded", timeout=30_000)
+    assert "palabras resaltadas" in page.locator("#panel-image-status").inner_text()
+    assert page.evaluate("document.getElementById('panel-image').naturalWidth") > 500
+    shot = tmp_path / "citation-panel.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 10_000
+
+
+def test_document_markup_is_shown_as_text_and_never_run(page):
+    ask(page, "¿En qué mes se cosechan las zarzamoras del huerto comunitario y cada cuánto ocurre el riego?")
+    shown = page.locator("#answer").inner_text() + page.locator("#sources").inner_text()
+    page.locator("#answer sup.cite").first.click()
+    page.wait_for_selector("#panel-image.loaded", timeout=30_000)
+    shown += page.locator("#panel-context").inner_text()
+    assert XSS_SCRIPT in shown or XSS_IMG in shown
+    assert page.evaluate("window.__xss === undefined")
+    assert page.dialogs == []
+    # The only script is the page's own, the only image the page render.
+    assert page.locator("script").count() == 1
+    assert page.locator("img").count() == 1

@@ -1,0 +1,83 @@
+"""Embedders: dimensions, normalisation, the real token window, and that they tell related Spanish text apart."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from retrieval.embedders import MINILM_ID, USE_V3_ID, EmbedderError, SentenceTransformerEmbedder, load_embedder
+
+ARTICLE_27 = (
+    "La propiedad de las tierras y aguas comprendidas dentro de los límites del territorio nacional, corresponde "
+    "originariamente a la Nación, la cual ha tenido y tiene el derecho de transmitir el dominio de ellas a los "
+    "particulares, constituyendo la propiedad privada."
+)
+UNRELATED = "El equipo de fútbol ganó el campeonato después de un partido muy disputado en el estadio."
+QUERY = "¿A quién corresponde la propiedad de las tierras y aguas del territorio nacional?"
+
+
+@pytest.fixture(scope="module", params=["minilm", "use-v3"])
+def embedder(request):
+    return load_embedder(request.param)
+
+
+def test_identity_and_shapes(embedder):
+    expected = {MINILM_ID: (384, 256, 254), USE_V3_ID: (512, 256, 254)}[embedder.model_id]
+    assert (embedder.dim, embedder.max_seq_length, embedder.max_tokens) == expected
+    docs = embedder.embed_documents([ARTICLE_27, UNRELATED])
+    assert docs.shape == (2, embedder.dim) and docs.dtype == np.float32
+    assert np.allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-5)
+    query = embedder.embed_query(QUERY)
+    assert query.shape == (embedder.dim,) and abs(np.linalg.norm(query) - 1.0) < 1e-5
+    assert embedder.embed_documents([]).shape == (0, embedder.dim)
+
+
+def test_query_is_closer_to_the_relevant_spanish_passage(embedder):
+    docs = embedder.embed_documents([ARTICLE_27, UNRELATED])
+    scores = docs @ embedder.embed_query(QUERY)
+    assert scores[0] > scores[1] + 0.1, scores
+
+
+def test_load_embedder_is_cached_per_name(embedder):
+    name = "minilm" if embedder.model_id == MINILM_ID else "use-v3"
+    assert load_embedder(name) is embedder
+
+
+def _text_of(embedder, n_tokens: int) -> str:
+    """A real Spanish text cut to exactly `n_tokens` tokens of the embedder's own tokenizer."""
+    words = (ARTICLE_27 + " ") * 40
+    lo, hi = 1, len(words)
+    while lo < hi:  # shortest prefix with at least n_tokens tokens
+        mid = (lo + hi) // 2
+        if embedder.count_tokens(words[:mid]) >= n_tokens:
+            hi = mid
+        else:
+            lo = mid + 1
+    text = words[:lo]
+    assert embedder.count_tokens(text) == n_tokens
+    return text
+
+
+def test_minilm_max_tokens_is_its_real_window():
+    """Text up to max_tokens is all seen; anything past it would be silently cut — hence the chunker's budget."""
+    embedder = load_embedder("minilm")
+    full = _text_of(embedder, embedder.max_tokens)
+    shorter = _text_of(embedder, embedder.max_tokens - 8)
+    longer = full + " Artículo 28. Quedan prohibidos los monopolios y las prácticas monopólicas."
+    a, b, c = embedder.embed_documents([full, shorter, longer])
+    assert not np.allclose(a, b, atol=1e-4)  # the last tokens inside the window count
+    assert np.allclose(a, c, atol=1e-5)  # tokens beyond it are dropped by the model
+
+
+def test_use_v3_reads_every_token():
+    """USE-m v3 averages all tokens (no window): its budget is a chunking choice, not a truncation limit."""
+    embedder = load_embedder("use-v3")
+    full = _text_of(embedder, embedder.max_tokens)
+    longer = full + " Artículo 28. Quedan prohibidos los monopolios y las prácticas monopólicas."
+    a, c = embedder.embed_documents([full, longer])
+    assert not np.allclose(a, c, atol=1e-4)
+
+
+def test_a_directory_without_a_model_is_a_clear_error(tmp_path):
+    with pytest.raises(EmbedderError, match="cannot load embedding model"):
+        SentenceTransformerEmbedder(str(tmp_path))

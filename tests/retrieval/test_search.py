@@ -1,0 +1,103 @@
+"""The Index facade and `gaceta search` on a real PDF (the LFT articles 121-122 regulation) with the default model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from retrieval.index import Index
+from retrieval.models import SearchFilters, SearchMode
+from retrieval.settings import Settings
+from retrieval.store import ModelMismatchError
+from tests.index_fixtures import build_index
+
+PDF = "mx_reglamento_arts_121_122_LFT.pdf"
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    home = tmp_path_factory.mktemp("gaceta-home")
+    build_index(home, [PDF]).close()
+    return home
+
+
+@pytest.fixture
+def index(home):
+    with Index.open(Settings(home=home)) as index:
+        yield index
+
+
+def _article(hit) -> str:
+    return " ".join(hit.chunk.heading_path)
+
+
+@pytest.mark.parametrize("mode", list(SearchMode))
+def test_article_question_finds_that_article(index, mode):
+    hits = index.search("¿Qué establece el artículo 9o. sobre la información a los trabajadores?", k=5, mode=mode)
+    assert any("ARTÍCULO 9o" in _article(h) for h in hits[:3]), [_article(h) for h in hits]
+    assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
+
+
+def test_hits_carry_citable_chunks_and_their_document(index):
+    (hit,) = index.search("objeciones de los trabajadores a la declaración anual", k=1)
+    doc = index.document(hit.chunk.doc_id)
+    assert doc is not None and doc.title == hit.document.title
+    assert doc.markdown[hit.chunk.start : hit.chunk.end] == hit.chunk.text
+    assert index.chunk(hit.chunk.chunk_id) == hit.chunk
+
+
+def test_filters_restrict_hits(index):
+    (doc_id,) = {h.chunk.doc_id for h in index.search("trabajadores", k=3)}
+    assert index.search("trabajadores", filters=SearchFilters(doc_type=["NOM"])) == []
+    assert index.search("trabajadores", filters=SearchFilters(doc_ids=["otro-000"])) == []
+    assert index.search("trabajadores", k=3, filters=SearchFilters(doc_ids=[doc_id]))
+
+
+def test_status_readd_and_delete(index):
+    status = index.status()
+    assert status.documents == 1 and status.chunks > 5 and status.pending == 0
+    assert status.backend == "qdrant-edge" and status.model == index.embedder.model_id
+    (doc_id,) = {h.chunk.doc_id for h in index.search("trabajadores", k=3)}
+    doc = index.document(doc_id)
+    chunks = index.add_document(doc)  # idempotent re-ingest
+    assert len(chunks) == status.chunks and index.status() == status
+    assert index.delete_document(doc_id)
+    assert not index.has_document(doc_id) and index.document(doc_id) is None
+    assert index.search("trabajadores") == []
+    index.add_document(doc)
+    assert index.status() == status
+
+
+def test_opening_with_another_model_is_a_clear_error(home):
+    with pytest.raises(ModelMismatchError, match="all-MiniLM-L6-v2"):
+        Index.open(Settings(home=home, embedding_model="use-v3"))
+
+
+def test_cli_search_queries_file_writes_json_lines(home, tmp_path, monkeypatch):
+    from gaceta.cli import app
+
+    queries = tmp_path / "queries.txt"
+    queries.write_text("artículo 9o. información a los trabajadores\n\nSecretaría de Hacienda y Crédito Público\n")
+    monkeypatch.setenv("GACETA_HOME", str(home))
+    result = CliRunner().invoke(app, ["search", "--queries", str(queries), "--json", "-k", "3"])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["query"] for line in lines] == ["artículo 9o. información a los trabajadores",
+                                                  "Secretaría de Hacienda y Crédito Público"]
+    for line in lines:
+        assert len(line["hits"]) == 3
+        keys = {"doc_id", "chunk_id", "title", "header", "heading_path", "text", "pages", "score"}
+        assert keys <= set(line["hits"][0])
+
+
+def test_cli_search_errors_are_one_line(home, tmp_path, monkeypatch):
+    from gaceta.cli import app
+
+    monkeypatch.setenv("GACETA_HOME", str(home))
+    bad = CliRunner().invoke(app, ["search", "trabajadores", "--filter", "color=azul"])
+    assert bad.exit_code == 1 and "bad filter" in bad.output and "Traceback" not in bad.output
+    monkeypatch.setenv("GACETA_HOME", str(tmp_path / "empty"))
+    missing = CliRunner().invoke(app, ["search", "trabajadores"])
+    assert missing.exit_code == 1 and "gaceta ingest" in missing.output
