@@ -21,7 +21,7 @@ from prefect.states import Completed, Failed
 from pydantic import BaseModel
 
 from flows.ingest_flow import ingest
-from flows.models import IngestSummary
+from flows.models import IngestSummary, RunFailed, summary_of
 from retrieval.settings import Settings
 
 MEXICO_CITY = ZoneInfo("America/Mexico_City")
@@ -176,13 +176,15 @@ def dof_daily(date: dt.date | None = None, editions: list[str] | None = None, ti
     summary = DofDailySummary(date=day, editions=outcomes)
     if summary.pdfs:
         ingested = ingest(paths=summary.pdfs, context=context, return_state=True)
-        result = ingested.result(raise_on_failure=False)
+        result = summary_of(ingested.result(raise_on_failure=False))
         if not isinstance(result, IngestSummary):
-            return Failed(message=f"DOF {day}: ingest ended {ingested.name}: {result}", data=summary)
+            message = f"DOF {day}: ingest ended {ingested.name}: {result}"
+            return Failed(message=message, data=RunFailed(message, summary))
         summary.ingest = result
     failed = [o for o in outcomes if o.status is EditionStatus.failed]
     if failed and not summary.pdfs:
-        return Failed(message=f"DOF {day}: " + "; ".join(f"{o.edition}: {o.reason}" for o in failed), data=summary)
+        message = f"DOF {day}: " + "; ".join(f"{o.edition}: {o.reason}" for o in failed)
+        return Failed(message=message, data=RunFailed(message, summary))
     if not summary.pdfs:
         return Completed(message=f"DOF {day}: no edition published", data=summary)
     return Completed(message=f"DOF {day}: {len(summary.pdfs)} edition(s)", data=summary)

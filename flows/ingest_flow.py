@@ -1,8 +1,8 @@
 """The `ingest` flow: files and folders → one cached `index_file` task per PDF, all inside one flow run
 (a flow run costs ≥ 1.1 s and the first one 10-20 s while Prefect's ephemeral API starts; a task costs ms).
 
-A file that fails never stops the others. The run ends Completed with an `IngestSummary`, or Failed (the
-summary still attached as the state's data) only when files failed and none was indexed or already cached.
+A file that fails never stops the others. The run ends Completed with an `IngestSummary`, or Failed (its data a
+`RunFailed` carrying the summary) only when files failed and none was indexed or already cached.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from flows import progress
 from flows.discovery import discover, file_sha256
-from flows.models import STAGES, ContextMode, FileOutcome, FileStatus, IngestSummary
+from flows.models import STAGES, ContextMode, FileOutcome, FileStatus, IngestSummary, RunFailed, summary_of
 from flows.run_log import record_run
 from flows.tasks import ANTHROPIC_LIMIT, ANTHROPIC_SLOTS, index_file, open_index
 from ingest.contextualize import PROMPT_VERSION
@@ -137,7 +137,8 @@ def ingest(paths: list[str], context: bool | None = None) -> IngestSummary:
     record_run(summary, settings.home)
     logger.info("ingest: %s", summary.headline())
     if summary.nothing_done:
-        return Failed(message=f"nothing could be indexed: {summary.headline()}", data=summary)
+        message = f"nothing could be indexed: {summary.headline()}"
+        return Failed(message=message, data=RunFailed(message, summary))
     return Completed(message=summary.headline(), data=summary)
 
 
@@ -163,7 +164,7 @@ def index_versions(index) -> tuple[str, str]:
 def run_ingest(paths: list[str], context: bool | None = None) -> tuple[IngestSummary, str]:
     """Run the flow in this process; returns the summary and the run's final state name (Completed/Failed)."""
     state = ingest(paths=[str(p) for p in paths], context=context, return_state=True)
-    summary = state.result(raise_on_failure=False)
+    summary = summary_of(state.result(raise_on_failure=False))
     if not isinstance(summary, IngestSummary):
         raise RuntimeError(f"ingest flow ended {state.name}: {state.message}") from (
             summary if isinstance(summary, BaseException) else None)

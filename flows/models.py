@@ -26,6 +26,23 @@ class ContextMode(str, Enum):
     no_key = "no_key"  # asked for, but no Anthropic key: headers only
 
 
+class RunFailed(Exception):
+    """The data of a Failed run: why, plus the run's summary (a Failed state must carry an exception, or
+    Prefect's runner cannot resolve it)."""
+
+    def __init__(self, message: str, summary: BaseModel):
+        super().__init__(message, summary)
+        self.summary = summary
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+def summary_of(result: object) -> object:
+    """A run's summary from its state's result, Completed or Failed."""
+    return result.summary if isinstance(result, RunFailed) else result
+
+
 class FileOutcome(BaseModel):
     path: str
     status: FileStatus

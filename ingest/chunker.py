@@ -37,9 +37,11 @@ WORD = re.compile(r"\S+")
 
 @dataclass(frozen=True, slots=True)
 class _Table:
-    head_start: int
+    head_start: int  # the header row (+ separator) as a span of the Markdown
     head_end: int
     head_tokens: int
+    first_data_row: int  # 2 after a separator row, else 1
+    repeat: bool  # False: the fallback for a header row too long to repeat
 
 
 @dataclass(slots=True)
@@ -62,7 +64,7 @@ class _Unit:
     @property
     def inside_table(self) -> bool:
         """A data row (or a piece of one): a chunk starting here repeats the table's header row."""
-        return self.table is not None and self.row >= (2 if self.table.head_end > self.table.head_start else 1)
+        return self.table is not None and self.row >= self.table.first_data_row
 
 
 def chunk_document(doc: LegalDocument, count_tokens: TokenCounter, max_tokens: int) -> list[Chunk]:
@@ -78,7 +80,8 @@ class _Chunker:
         self.margin = 2 + max_tokens // 64
         self.heading_cap = max_tokens // 4
         self.headings = _checked_headings(doc)
-        self.span_starts = [s.start for s in doc.page_spans]
+        self.spans = sorted(doc.page_spans, key=lambda s: s.start)
+        self.span_starts = [s.start for s in self.spans]
         self._heading_lines_cache: dict[tuple[int, ...], tuple[list[str], int]] = {}
         self._doc_line_cache: dict[int, tuple[str, int]] = {}
 
@@ -119,11 +122,7 @@ class _Chunker:
             has_sep = len(rows) > 1 and SEPARATOR_ROW.fullmatch(self.md[rows[1].start : rows[1].end]) is not None
             head = rows[: 2 if has_sep else 1]
             head_tokens = sum(u.tokens for u in head)
-            table = (
-                _Table(head[0].start, head[-1].end, head_tokens)
-                if head_tokens <= self.max_tokens // 3
-                else _Table(head[0].start, head[0].start, head_tokens)  # fallback: too long to repeat
-            )
+            table = _Table(head[0].start, head[-1].end, head_tokens, len(head), head_tokens <= self.max_tokens // 3)
             for k, u in enumerate(rows):
                 u.table, u.row = table, k
             rows[0].table_tokens = sum(u.tokens for u in rows)
@@ -149,11 +148,11 @@ class _Chunker:
 
     def _shorten(self, lines: list[str], counts: list[int]) -> tuple[list[str], list[int]]:
         """Water-fill the heading budget: every line gets at most `limit` tokens, the largest limit that fits."""
-        limit = max(self.heading_cap // len(lines), 4)
-        for candidate in sorted(set(counts), reverse=True):
-            if sum(min(c, candidate) for c in counts) <= self.heading_cap:
-                limit = max(candidate, limit)
-                break
+        lo, hi = max(self.heading_cap // len(lines), 4), max(counts)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if sum(min(c, mid) for c in counts) <= self.heading_cap else (lo, mid - 1)
+        limit = lo
         out = [(line, c) if c <= limit else self._cut(line, limit) for line, c in zip(lines, counts)]
         return [line for line, _ in out], [c for _, c in out]
 
@@ -179,13 +178,13 @@ class _Chunker:
 
     def header(self, stack: tuple[int, ...], table: _Table | None, page: int) -> str:
         parts = [self.doc_line(page)[0], *self.heading_lines(stack)[0]]
-        if table is not None and table.head_end > table.head_start:
+        if table is not None and table.repeat:
             parts.append(self.md[table.head_start : table.head_end])
         return "\n".join(parts)
 
     def header_tokens(self, stack: tuple[int, ...], table: _Table | None, page: int) -> int:
         n = self.doc_line(page)[1] + self.heading_lines(stack)[1]
-        if table is not None and table.head_end > table.head_start:
+        if table is not None and table.repeat:
             n += table.head_tokens
         return n
 
@@ -195,11 +194,11 @@ class _Chunker:
 
     def page_at(self, offset: int) -> int:
         i = self.span_at(offset)
-        return self.doc.page_spans[i].page if i >= 0 else self.doc.pdf_pages[0]
+        return self.spans[i].page if i >= 0 else self.doc.pdf_pages[0]
 
     def pages(self, start: int, end: int) -> tuple[list[int], list[PageBreak]]:
         first = self.span_at(start)
-        spans = self.doc.page_spans
+        spans = self.spans
         printed = spans[first].printed if first >= 0 else None
         breaks = [PageBreak(offset=start, page=self.page_at(start), printed=printed)]
         k = first + 1
@@ -369,7 +368,10 @@ class _Packer:
                     best, lo = mid, mid + 1
                 else:
                     hi = mid - 1
-            pieces.append((start, best, self.c.tokens(self.c.md[start:best])))
+            n = self.c.tokens(self.c.md[start:best])
+            if n > room:
+                raise ValueError(f"{self.c.doc.doc_id}: the character at {start} alone exceeds the {room} tokens left")
+            pieces.append((start, best, n))
             start = best
         return pieces
 

@@ -153,7 +153,6 @@ def situate(client, model: str, document_text: str, chunk_text: str, max_tokens:
     response = client.messages.create(
         model=model,
         max_tokens=max_tokens,
-        temperature=0.0,
         messages=[{
             "role": "user",
             "content": [

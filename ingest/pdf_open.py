@@ -76,12 +76,12 @@ def open_pdf(path: str | Path) -> OpenedPdf:
 
 
 _BAD_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ue000-\uf8ff\ufffd]")
-_LETTERS = re.compile(r"[^\W\d_]")
+_ALNUM = re.compile(r"[^\W_]")
 _SAMPLE = 4000
 
 
 def is_garbled(text: str) -> bool:
-    """True when extracted text is mostly control/private-use/replacement characters or lacks letters.
+    """True when extracted text is mostly control/private-use/replacement characters or lacks letters and digits.
 
     Fonts without a ToUnicode map extract as glyph ids (the SDNY filing yields "\\x1e\\x19#\\x15..."): such text must
     not be indexed, and it is distinguishable from real text by its character classes alone.
@@ -90,5 +90,5 @@ def is_garbled(text: str) -> bool:
     if len(sample) < 40:
         return False
     bad = len(_BAD_CHARS.findall(sample))
-    letters = len(_LETTERS.findall(sample))
-    return bad / len(sample) > 0.15 or letters / len(sample) < 0.3
+    alnum = len(_ALNUM.findall(sample))
+    return bad / len(sample) > 0.15 or alnum / len(sample) < 0.3

@@ -26,6 +26,7 @@ class SourceUnavailable(Exception):
 class PageImage:
     png: bytes
     highlighted_words: int
+    box: tuple[float, float, float, float] | None = None  # the highlight's bounds as fractions of the page size
 
 
 @dataclass(frozen=True)
@@ -58,12 +59,18 @@ class PageRenderer:
         with pymupdf.open(path) as pdf:
             page = pdf[req.page - 1]
             words = span_words(page, req.doc, *req.span) if req.span else []
+            box = None
             if words:
-                annot = page.add_highlight_annot(line_rects(words))
+                rects = line_rects(words)
+                annot = page.add_highlight_annot(rects)
                 annot.set_colors(stroke=(1.0, 0.85, 0.1))
                 annot.update()
+                bounds, size = pymupdf.Rect(rects[0]), page.rect
+                for rect in rects[1:]:
+                    bounds |= rect
+                box = (bounds.x0 / size.width, bounds.y0 / size.height, bounds.x1 / size.width, bounds.y1 / size.height)
             png = page.get_pixmap(dpi=self.dpi, annots=True).tobytes("png")
-        return PageImage(png=png, highlighted_words=len(words))
+        return PageImage(png=png, highlighted_words=len(words), box=box)
 
     def _verified_source(self, doc: LegalDocument) -> Path:
         """The indexed file, checked against the sha256 recorded at ingest (hash memoised per size and mtime)."""

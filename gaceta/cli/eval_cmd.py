@@ -8,6 +8,7 @@ from typing import Any
 import typer
 
 from gaceta.cli.common import console, err_console, fail, print_json, settings
+from retrieval.models import Fusion  # pydantic models only: cheap to import
 
 eval_app = typer.Typer(help="Measure retrieval and answers on public evaluation sets.", no_args_is_help=True)
 
@@ -26,16 +27,19 @@ def retrieval_command(
     dataset: Path = DatasetOpt,
     model: str = typer.Option(None, "--model", "-m", help="Embedder: 'minilm', 'use-v3' or a sentence-transformers name/path."),
     limit: int = LimitOpt,
+    fusion: Fusion = typer.Option(Fusion.rrf, "--fusion", help="Hybrid fusion."),
+    prefetch: int = typer.Option(None, "--prefetch", min=1, help="Candidates per side before fusion (index default)."),
     as_json: bool = JsonOpt,
 ) -> None:
     """Index the dataset's corpus in a temporary index; print recall@k, MRR and Pass@k for dense, bm25 and hybrid."""
+    from retrieval.embedders import EmbedderError
     from retrieval.evaluation.datasets import DatasetFormatError
     from retrieval.evaluation.runner import evaluate_retrieval
 
     try:
         with err_console.status(f"indexing and querying {dataset.name}…"):
-            report = evaluate_retrieval(dataset, embedder_name=model, limit=limit)
-    except DatasetFormatError as exc:
+            report = evaluate_retrieval(dataset, model, limit=limit, fusion=fusion, prefetch=prefetch)
+    except (DatasetFormatError, EmbedderError) as exc:
         fail(str(exc))
     if as_json:
         print_json(report)
@@ -83,7 +87,10 @@ def _print_retrieval(report: Any) -> None:
         cells = [_fmt(column, published.metrics.get(column)) for column in report.columns]
         table.add_row(f"[dim]published: {published.system}[/]", *cells, "")
     console.print(table)
-    console.print(f"indexing {report.index_seconds:.1f} s (embedding {report.embed_seconds:.1f} s). {report.note}")
+    console.print(
+        f"hybrid: {report.fusion}, prefetch {report.prefetch}. Indexing {report.index_seconds:.1f} s (embedding "
+        f"{report.embed_seconds:.1f} s); query embedding p50 {report.query_embed_ms_p50:.1f} ms. {report.note}"
+    )
 
 
 def _fmt(column: str, value: float | None) -> str:

@@ -229,8 +229,15 @@ async function showPage(url, page) {
   if (state.imageUrl) URL.revokeObjectURL(state.imageUrl);
   state.imageUrl = URL.createObjectURL(await response.blob());
   const words = Number(response.headers.get("X-Highlighted-Words") || 0);
+  const box = (response.headers.get("X-Highlight-Box") || "").split(",").map(Number);
   label.textContent = words ? words + " palabras resaltadas" : "El fragmento no se pudo ubicar en la imagen de la página.";
-  img.onload = () => img.classList.add("loaded");
+  img.onload = () => {
+    img.classList.add("loaded");
+    if (box.length === 4) {  // bring the highlighted lines into view inside the panel
+      const panel = $("panel");
+      panel.scrollTop = img.offsetTop + box[1] * img.clientHeight - panel.clientHeight / 3;
+    }
+  };
   img.src = state.imageUrl;
 }
 

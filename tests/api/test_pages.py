@@ -47,11 +47,14 @@ def test_highlight_changes_the_page_exactly_where_the_span_is(client, article_13
         first = pdf_page.search_for(SENTENCE_START)[0]
         last = pdf_page.search_for(SENTENCE_END)[-1]
         scale = a.shape[1] / pdf_page.rect.width
+        height = pdf_page.rect.height
     top, bottom = int((first.y0 - 3) * scale), int((last.y1 + 3) * scale)
     rows = np.nonzero(changed.any(axis=1))[0]
     assert rows.min() >= top and rows.max() <= bottom, "highlight outside the sentence's lines"
     inside = changed[int(first.y0 * scale) : int(first.y1 * scale), int(first.x0 * scale) : int(first.x1 * scale)]
     assert inside.mean() > 0.3, "the sentence's first words are not highlighted"
+    x0, y0, x1, y1 = (float(v) for v in lit.headers["x-highlight-box"].split(","))
+    assert y0 * height <= first.y1 and y1 * height >= last.y0
 
 
 def test_span_on_another_page_leaves_the_page_unmarked(client, article_13):

@@ -80,8 +80,10 @@ def home(tmp_path, server):
 def run(day: dt.date, editions: list[str], **kwargs):
     from flows.dof_daily import dof_daily
 
+    from flows.models import summary_of
+
     state = dof_daily(date=day, editions=editions, retry_delay_s=0.1, return_state=True, **kwargs)
-    return state, state.result(raise_on_failure=False)
+    return state, summary_of(state.result(raise_on_failure=False))
 
 
 def test_edition_downloaded_stored_and_ingested_missing_one_is_normal(home, server):

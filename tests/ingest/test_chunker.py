@@ -1,4 +1,4 @@
-"""Chunker on synthetic LegalDocuments: header stack, budgets, tables, pages, offsets."""
+"""Chunker on synthetic LegalDocuments and on small PDFs built with PyMuPDF: header stack, budgets, tables, pages."""
 
 from __future__ import annotations
 
@@ -32,7 +32,8 @@ class Doc:
 
     def h(self, level: int, text: str) -> Doc:
         line = "#" * level + " " + text
-        self.headings.append(Heading(level=level, text=text, page=max(self.page, 1), start=len(self.md), end=len(self.md) + len(line)))
+        start, page = len(self.md), max(self.page, 1)
+        self.headings.append(Heading(level=level, text=text, page=page, start=start, end=start + len(line)))
         self.md += line + "\n\n"
         return self
 
@@ -105,14 +106,19 @@ def test_header_follows_the_open_heading_stack() -> None:
         "### ACUERDO por el que se delegan facultades\n#### CAPÍTULO I\n##### Artículo 1.",
         "# Document: DOF 2024-12-15 MAT | page: 2\n## SECRETARIA DE MARINA\n"
         "### ACUERDO por el que se delegan facultades\n#### CAPÍTULO II",
-        "# Document: DOF 2024-12-15 MAT | page: 2\n## PODER JUDICIAL\n### LISTADOS de personas elegibles\n#### CAPÍTULO II",
+        "# Document: DOF 2024-12-15 MAT | page: 2\n## PODER JUDICIAL\n### LISTADOS de personas elegibles\n"
+        "#### CAPÍTULO II",
     ]
-    assert chunks[1].heading_path == ["SECRETARIA DE MARINA", "ACUERDO por el que se delegan facultades", "CAPÍTULO II"]
+    assert chunks[1].heading_path == [
+        "SECRETARIA DE MARINA",
+        "ACUERDO por el que se delegan facultades",
+        "CAPÍTULO II",
+    ]
     assert chunks[1].text == "#### CAPÍTULO II\n\nTexto del capítulo segundo."
 
 
 def test_chunks_respect_budget_and_end_at_sentences() -> None:
-    sentences = [f"La disposición número {i} establece una obligación concreta para la autoridad." for i in range(60)]
+    sentences = [f"La disposición número {i} establece una obligación para la autoridad." for i in range(60)]
     doc = Doc().h(2, "LEY GENERAL").p(" ".join(sentences)).build()
     chunks = chunk_document(doc, words, 64)
     check_invariants(doc, chunks, words, 64)
@@ -179,7 +185,7 @@ def test_table_whose_header_row_exceeds_the_budget_is_not_repeated() -> None:
 
 def test_long_headings_are_shortened_in_the_header_but_kept_in_heading_path() -> None:
     title = "DECRETO por el que se reforman y adicionan diversas disposiciones " * 6
-    doc = Doc().h(2, "SECRETARIA DE HACIENDA Y CRÉDITO PÚBLICO").h(3, title.strip()).p("Artículo único. Se reforma.").build()
+    doc = Doc().h(2, "SECRETARIA DE HACIENDA").h(3, title.strip()).p("Artículo único. Se reforma.").build()
     chunks = chunk_document(doc, words, 64)
     check_invariants(doc, chunks, words, 64)
     header_lines = chunks[0].header.splitlines()
@@ -198,7 +204,16 @@ def test_heading_as_the_last_line_and_runs_of_headings() -> None:
 
 
 def test_pages_and_printed_page_breaks() -> None:
-    doc = Doc().new_page("10").p("Primera página. " * 5).new_page("11").p("Segunda página. " * 5).new_page(None).p("Tercera.").build()
+    doc = (
+        Doc()
+        .new_page("10")
+        .p("Primera página. " * 5)
+        .new_page("11")
+        .p("Segunda página. " * 5)
+        .new_page(None)
+        .p("Tercera.")
+        .build()
+    )
     [chunk] = chunk_document(doc, words, 200)
     assert chunk.pages == [1, 2, 3]
     assert [(b.page, b.printed) for b in chunk.page_breaks] == [(1, "10"), (2, "11"), (3, None)]
@@ -251,7 +266,7 @@ def test_minilm_tokenizer_budget() -> None:
         Doc()
         .h(2, "PODER JUDICIAL")
         .h(3, "ACUERDO General del Pleno del Consejo de la Judicatura Federal")
-        .p(" ".join(f"El órgano jurisdiccional número {i}º resolverá conforme al Art. 27, fracc. III." for i in range(80)))
+        .p(" ".join(f"El órgano número {i}º resolverá conforme al Art. 27, fracc. III." for i in range(80)))
         .p(table(40))
         .build()
     )
@@ -274,3 +289,112 @@ def test_bad_inputs_raise_specific_errors() -> None:
     broken = doc.model_copy(update={"headings": [doc.headings[0].model_copy(update={"end": 10_000})]})
     with pytest.raises(ValueError, match="bad offsets"):
         chunk_document(broken, words, 50)
+
+
+# -- small PDFs built with PyMuPDF, through the real parser --------------------------------------------------------
+
+BODY = (
+    "El Consejo de la Judicatura acuerda lo siguiente conforme al Art. 27, fracc. III de la Ley. "
+    "Las personas titulares de los órganos jurisdiccionales deberán observar estas reglas. "
+) * 3
+RUNNING_HEADER = "DIARIO OFICIAL Lunes 2 de enero de 2025"
+
+
+@pytest.fixture(scope="module")
+def edition_pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three DOF-like pages: running header + printed number, issuing body, title, CAPÍTULOs, TRANSITORIOS last."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    for i in range(3):
+        page = doc.new_page(width=612, height=792)
+        page.insert_text((200, 40), RUNNING_HEADER, fontname="helv", fontsize=8)
+        page.insert_text((300, 770), str(i + 1), fontname="helv", fontsize=8)
+        y = 90
+        if i == 0:
+            page.insert_text((220, y), "SECRETARIA DE MARINA", fontname="tibo", fontsize=9)
+            page.insert_text((72, y + 20), "ACUERDO por el que se delegan facultades.", fontname="tibo", fontsize=9)
+            y += 40
+        page.insert_text((250, y), f"CAPÍTULO {'I' * (i + 1)}", fontname="tibo", fontsize=9)
+        page.insert_textbox(pymupdf.Rect(72, y + 20, 540, y + 320), BODY, fontname="helv", fontsize=9)
+    doc[-1].insert_text((250, 500), "TRANSITORIOS", fontname="tibo", fontsize=9)  # a heading as the last line
+    path = tmp_path_factory.mktemp("pdf") / "edition.pdf"
+    doc.save(path)
+    return path
+
+
+def test_parsed_pdf_headers_pages_and_trailing_heading(edition_pdf: Path) -> None:
+    from ingest.parse import parse_pdf
+
+    result = parse_pdf(edition_pdf)
+    assert result.ok, result.message
+    [doc] = result.documents
+    chunks = chunk_document(doc, words, 60)
+    check_invariants(doc, chunks, words, 60)
+    assert all(RUNNING_HEADER not in " ".join(c.text.split()) for c in chunks)
+    for ch in chunks:
+        assert ch.header.startswith(f"# Document: {doc.label} | page: {ch.pages[0]}\n")
+        assert ch.heading_path[:2] == ["SECRETARIA DE MARINA", "ACUERDO por el que se delegan facultades."]
+        assert ch.page_breaks[0].printed == str(ch.pages[0])
+    second = [c for c in chunks if c.pages == [2]]
+    assert second and all(c.heading_path[-1] == "CAPÍTULO II" and "CAPÍTULO I" not in c.heading_path for c in second)
+    assert chunks[-1].text.endswith("TRANSITORIOS") and chunks[-1].heading_path[-1] == "TRANSITORIOS"
+    assert "CAPÍTULO III" not in chunks[-1].text
+
+
+def ruled_table_pdf(path: Path, header: list[str], rows: int) -> Path:
+    """A ruled 3-column table on page 1, an empty page 2, a closing sentence on page 3."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((72, 60), "Se publica la relación de órganos jurisdiccionales.", fontname="helv", fontsize=9)
+    xs = [72, 232, 392, 540]
+    cells = [header] + [[f"Juzgado {i} de Distrito", f"Materia penal {i}", f"Sin cambios {i}."] for i in range(rows)]
+    ys = [80.0]
+    for k, row in enumerate(cells):
+        height = 110 if k == 0 else 20
+        for c, text in enumerate(row):
+            rect = pymupdf.Rect(xs[c] + 2, ys[-1] + 2, xs[c + 1] - 2, ys[-1] + height - 2)
+            page.insert_textbox(rect, text, fontname="helv", fontsize=7)
+        ys.append(ys[-1] + height)
+    for y in ys:
+        page.draw_line((xs[0], y), (xs[-1], y), color=(0, 0, 0), width=0.5)
+    for x in xs:
+        page.draw_line((x, ys[0]), (x, ys[-1]), color=(0, 0, 0), width=0.5)
+    doc.new_page(width=612, height=792)
+    doc.new_page(width=612, height=792).insert_text((72, 60), "Fin de la relación.", fontname="helv", fontsize=9)
+    doc.save(path)
+    return path
+
+
+SHORT_HEADER = ["Órgano", "Materia", "Observaciones"]
+HUGE_HEADER = [
+    "Denominación completa del órgano jurisdiccional federal con residencia y competencia territorial " * 2,
+    "Materia de especialización asignada por el Pleno del Consejo de la Judicatura Federal vigente " * 2,
+    "Observaciones adicionales sobre el cambio de domicilio y la fecha de inicio de funciones " * 2,
+]
+
+
+@pytest.mark.parametrize("header", [SHORT_HEADER, HUGE_HEADER], ids=["short_header", "header_over_budget"])
+def test_parsed_pdf_table_chunks(tmp_path: Path, header: list[str]) -> None:
+    from ingest.parse import parse_pdf
+
+    result = parse_pdf(ruled_table_pdf(tmp_path / "table.pdf", header, 25))
+    assert result.ok, result.message
+    [doc] = result.documents
+    head_row = "| " + " | ".join(" ".join(h.split()) for h in header) + " |"
+    assert head_row in doc.markdown, "the parser should turn the ruled grid into a Markdown table"
+    chunks = chunk_document(doc, words, 64)
+    check_invariants(doc, chunks, words, 64)
+    tables = [c for c in chunks if c.is_table]
+    assert len(tables) >= 3
+    continued = [c for c in tables if c.text.startswith("| Juzgado")]
+    assert continued
+    if header is SHORT_HEADER:
+        assert all(c.header.endswith("\n" + head_row + "\n|---|---|---|") for c in continued)
+    else:  # fallback: a header row over a third of the budget is not repeated; its words are all in the text
+        assert not any("Denominación" in c.header for c in chunks)
+        assert " ".join(c.text for c in tables).count("Denominación completa") == 2
+    assert all(2 not in c.pages for c in chunks)  # the empty page holds no text
+    assert chunks[-1].text.endswith("Fin de la relación.") and chunks[-1].pages[-1] == 3

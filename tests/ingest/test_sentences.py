@@ -37,7 +37,8 @@ def texts(text: str, offset: int = 0) -> list[str]:
             ["Entra en vigor el 1o. de enero de 2025.", "Se abroga el acuerdo del 2o. de marzo."],
         ),
         (
-            "Artículo 1o. En los Estados Unidos Mexicanos todas las personas gozarán de los derechos. Queda prohibida la esclavitud.",
+            "Artículo 1o. En los Estados Unidos Mexicanos todas las personas gozarán de los derechos. "
+            "Queda prohibida la esclavitud.",
             [
                 "Artículo 1o. En los Estados Unidos Mexicanos todas las personas gozarán de los derechos.",
                 "Queda prohibida la esclavitud.",
@@ -51,7 +52,10 @@ def texts(text: str, offset: int = 0) -> list[str]:
         ('Dijo "se aprueba." Luego votaron.', ['Dijo "se aprueba."', "Luego votaron."]),
         ("Se publicó en 2024. El decreto sigue vigente.", ["Se publicó en 2024.", "El decreto sigue vigente."]),
         ("Véase J. Pérez, op. cit. Pág. 4.", ["Véase J. Pérez, op. cit. Pág. 4."]),
-        ("The rule, 5 U.S.C. 553, applies. See Sec. 3 and Fig. 2.", ["The rule, 5 U.S.C. 553, applies.", "See Sec. 3 and Fig. 2."]),
+        (
+            "The rule, 5 U.S.C. 553, applies. See Sec. 3 and Fig. 2.",
+            ["The rule, 5 U.S.C. 553, applies.", "See Sec. 3 and Fig. 2."],
+        ),
     ],
 )
 def test_spanish_legal_prose(text: str, expected: list[str]) -> None:
@@ -130,7 +134,8 @@ def test_empty_and_blank_text_give_no_sentences() -> None:
 
 PIECES = [
     "Art.", "Arts.", "fracc.", "No.", "Núm.", "C.P.", "S.A.", "de", "C.V.", "Lic.", "Dr.", "1o.", "27.-", "I.-",
-    "1.2.3", "...", "…", "El", "la", "Ley", "2024.", "fin.", "¿Qué?", "¡Sí!", "|", "| a |", "#", "## T", "-", "a)",
+    "1.2.3", "...", "…", "El", "la", "Ley", "2024.", "fin.", "¿Qué?", "¡Sí!", "|", "| a |", "#", "## T", "-",
+    "a)",
     "\n", "\n\n", " ", "  ", "\t", ".", '"', "»", "(", ")", "**", "Ñandú.", "x",
 ]
 

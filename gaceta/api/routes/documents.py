@@ -53,7 +53,10 @@ def _parse_span(highlight: str | None, doc: LegalDocument) -> tuple[int, int] | 
 @router.get(
     "/documents/{doc_id}/pages/{n}.png",
     response_class=Response,
-    responses={200: {"content": {"image/png": {}}, "description": "The page as PNG; the X-Highlighted-Words header counts the highlighted words."}},
+    responses={200: {"content": {"image/png": {}}, "description": (
+                "The page as PNG. X-Highlighted-Words counts the highlighted words; X-Highlight-Box gives their bounds "
+                "as x0,y0,x1,y1 fractions of the page (to scroll a viewer to them)."
+            )}},
     summary="A PDF page as PNG, with a cited span highlighted",
 )
 def page_image(
@@ -74,4 +77,6 @@ def page_image(
     except SourceUnavailable as exc:
         raise HTTPException(410, str(exc)) from None
     headers = {"Cache-Control": "private, max-age=3600", "X-Highlighted-Words": str(image.highlighted_words)}
+    if image.box:
+        headers["X-Highlight-Box"] = ",".join(f"{v:.4f}" for v in image.box)
     return Response(image.png, media_type="image/png", headers=headers)
