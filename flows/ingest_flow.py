@@ -22,7 +22,7 @@ from flows import progress
 from flows.discovery import discover, file_sha256
 from flows.models import STAGES, ContextMode, FileOutcome, FileStatus, IngestSummary, RunFailed, summary_of
 from flows.run_log import record_run
-from flows.tasks import ANTHROPIC_LIMIT, ANTHROPIC_SLOTS, index_file, open_index
+from flows.tasks import ANTHROPIC_LIMIT, ANTHROPIC_SLOTS, all_indexed, index_file, open_index
 from ingest.contextualize import PROMPT_VERSION
 from retrieval.settings import Settings
 
@@ -107,7 +107,7 @@ def ingest(paths: list[str], context: bool | None = None) -> IngestSummary:
         state = future.state
         if state.name == "Cached":
             outcome = state.result()
-            if outcome.status is FileStatus.ok and not all(index.has_document(d) for d in outcome.doc_ids):
+            if outcome.status is FileStatus.ok and not all_indexed(settings, outcome.doc_ids):
                 logger.warning("cache says %s is indexed but the index lacks it: re-indexing", path.name)
                 state = task.with_options(refresh_cache=True)(**args, return_state=True)
             else:

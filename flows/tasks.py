@@ -29,9 +29,10 @@ from retrieval.settings import Settings
 ANTHROPIC_LIMIT = "gaceta-anthropic"  # Prefect global concurrency limit around every Anthropic call
 ANTHROPIC_SLOTS = 4  # created with this many slots when missing; change with `prefect gcl update`
 
-# PyMuPDF is not thread-safe and the embedder and the store want one writer: with the thread-pool runner, one
-# file can parse while another embeds, but no stage runs twice at once in a process.
-_stage_locks = {name: threading.Lock() for name in ("parse", "embed", "upsert")}
+# PyMuPDF is not thread-safe, nor is the embedding model's tokenizer (the chunker counts tokens with it while
+# another thread embeds: measured to corrupt a batch), and the store wants one writer. With the thread-pool
+# runner one file parses while another chunks/embeds, but no lock is held twice at once in a process.
+_stage_locks = {name: threading.Lock() for name in ("parse", "model", "upsert")}
 _indexes: dict[str, Any] = {}
 _indexes_lock = threading.Lock()
 
@@ -54,6 +55,13 @@ def close_indexes() -> None:
             if close is not None:
                 close()
         _indexes.clear()
+
+
+def all_indexed(settings: Settings, doc_ids: list[str]) -> bool:
+    """True when every document is complete in the index (checked under the writers' lock)."""
+    index = open_index(settings)
+    with _stage_locks["upsert"]:
+        return all(index.has_document(doc_id) for doc_id in doc_ids)
 
 
 @contextmanager
@@ -86,7 +94,8 @@ def parse_task(path: str) -> ParseResult:
 @task(name="chunk", cache_policy=NO_CACHE)
 def chunk_task(documents: list[LegalDocument], settings: Settings) -> list[list[Chunk]]:
     index = open_index(settings)
-    return [index.chunk_document(doc) for doc in documents]
+    with _stage_locks["model"]:
+        return [index.chunk_document(doc) for doc in documents]
 
 
 @task(name="contextualize", cache_policy=NO_CACHE, retries=5, retry_delay_seconds=exponential_backoff(1),
@@ -106,7 +115,7 @@ def contextualize_task(documents: list[LegalDocument], chunks: list[list[Chunk]]
 @task(name="embed", cache_policy=NO_CACHE)
 def embed_task(chunks: list[list[Chunk]], settings: Settings) -> list[Any]:
     index = open_index(settings)
-    with _stage_locks["embed"]:
+    with _stage_locks["model"]:
         return [index.embed(doc_chunks) for doc_chunks in chunks]
 
 

@@ -17,6 +17,7 @@ Why each rule:
 - Tokens are counted once per sentence and summed (minus the counter's fixed special tokens, plus a small margin);
   each finished chunk's header + text is counted once more to verify, and a chunk that overshoots is re-packed
   smaller. O(sentences) counter calls, not O(sentences²).
+- A `max_tokens` too small to hold the header and some text is a ValueError, never a silent cut.
 """
 
 from __future__ import annotations
@@ -68,7 +69,11 @@ class _Unit:
 
 
 def chunk_document(doc: LegalDocument, count_tokens: TokenCounter, max_tokens: int) -> list[Chunk]:
-    """Chunks of `doc` in order, each with `count_tokens(header + "\\n\\n" + text) <= max_tokens`."""
+    """Chunks of `doc` in order, each with `count_tokens(header + "\\n\\n" + text) <= max_tokens`.
+
+    `count_tokens` must count the whole text (no truncation at the model's limit, or over-long text would look like
+    it fits); special tokens it adds to every text ([CLS], [SEP]) are measured once on "" and counted once per chunk.
+    """
     return _Chunker(doc, count_tokens, max_tokens).run()
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ingest.chunker import chunk_document
 from ingest.models import Chunk, Heading, LegalDocument, PageSpan
@@ -398,3 +400,34 @@ def test_parsed_pdf_table_chunks(tmp_path: Path, header: list[str]) -> None:
         assert " ".join(c.text for c in tables).count("Denominación completa") == 2
     assert all(2 not in c.pages for c in chunks)  # the empty page holds no text
     assert chunks[-1].text.endswith("Fin de la relación.") and chunks[-1].pages[-1] == 3
+
+
+PARTS = st.one_of(
+    st.tuples(st.just("h"), st.integers(2, 6), st.sampled_from(["CAPÍTULO I", "Artículo 5o.", "A " * 40])),
+    st.tuples(st.just("p"), st.integers(1, 40), st.sampled_from(["Se resuelve.", "Art. 27, fracc. III", "x" * 90])),
+    st.tuples(st.just("t"), st.integers(0, 12), st.sampled_from(["| A | B |", "| " + "Columna larga " * 30 + "|"])),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(PARTS, max_size=25), st.integers(64, 300))
+def test_random_documents_keep_every_invariant(parts: list[tuple], max_tokens: int) -> None:
+    d = Doc()
+    for kind, n, text in parts:
+        if kind == "h":
+            d.h(n, text.strip())
+        elif kind == "p":
+            d.p(" ".join([text] * n))
+        else:
+            d.p("\n".join([text, "|---|---|"] + [f"| fila {i} | valor {i} |" for i in range(n)]))
+    doc = d.build()
+    chunks = chunk_document(doc, words, max_tokens)
+    check_invariants(doc, chunks, words, max_tokens)
+    stack: dict[int, str] = {}
+    pending = sorted(doc.headings, key=lambda h: h.start)
+    for ch in chunks:  # the path is the stack replayed up to the chunk's first non-heading sentence
+        body = [s.start for s in ch.sentences if not any(h.start <= s.start < h.end for h in doc.headings)]
+        while pending and pending[0].start < (body[0] if body else ch.end):
+            h = pending.pop(0)
+            stack = {lv: t for lv, t in stack.items() if lv < h.level} | {h.level: h.text}
+        assert ch.heading_path == [stack[lv] for lv in sorted(stack)]

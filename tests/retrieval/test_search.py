@@ -61,12 +61,14 @@ def test_status_readd_and_delete(index):
     assert status.backend == "qdrant-edge" and status.model == index.embedder.model_id
     (doc_id,) = {h.chunk.doc_id for h in index.search("trabajadores", k=3)}
     doc = index.document(doc_id)
-    chunks = index.add_document(doc)  # idempotent re-ingest
+    chunks = index.chunk_document(doc)
+    embedded = index.embed(chunks)
+    index.upsert(doc, chunks, embedded)  # re-ingesting the same document is idempotent
     assert len(chunks) == status.chunks and index.status() == status
     assert index.delete_document(doc_id)
     assert not index.has_document(doc_id) and index.document(doc_id) is None
     assert index.search("trabajadores") == []
-    index.add_document(doc)
+    index.upsert(doc, chunks, embedded)
     assert index.status() == status
 
 
