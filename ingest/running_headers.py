@@ -120,6 +120,11 @@ def detect(pages: dict[int, list[Line]], heights: dict[int, float]) -> RunningHe
             texts[normalise(ln.text)] = None
             _read_metadata(result, ln.text)
     result.texts = list(texts)
+    known = {_key(t) for t in texts}
+    for p, lines in zones.items():  # the same header a few points off its usual place (OCR'd pages) goes too
+        for ln in lines:
+            if _key(ln.text) in known:
+                result.strip.setdefault(p, set()).add(id(ln))
     for p, lines in zones.items():  # a lone number in the margin is the printed page even when it did not repeat
         if p not in result.printed:
             for ln in lines:

@@ -175,3 +175,21 @@ def test_prompt_injection_document_cannot_get_a_verified_unsupported_citation(se
 def test_missing_key_is_a_clear_error(settings):
     with pytest.raises(AnswerError, match="GACETA_ANTHROPIC_API_KEY"):
         ClaudeAnswerer(settings)
+
+
+def test_stream_that_cannot_start_falls_back_to_extractive(settings, embedder):
+    hits = make_hits(BODIES)
+    with AnthropicStub() as stub:
+        stub.fail_in_stream(times=10)
+        backend = ClaudeAnswerer(claude_settings(settings, stub, anthropic_max_retries=1), backoff_s=0.01)
+        gen = _stream_answer("¿Cuál es el plazo para presentar el aviso?", hits, backend, embedder, None)
+        events = []
+        while True:
+            try:
+                events.append(next(gen))
+            except StopIteration as stop:
+                answer = stop.value
+                break
+    assert len(stub.requests) == 2
+    assert answer.backend == "extractive" and "overloaded_error" in answer.fallback_reason
+    assert any(isinstance(e, CitationEvent) and e.citation.verified for e in events)
