@@ -22,7 +22,7 @@ from flows import progress
 from flows.discovery import discover, file_sha256
 from flows.models import STAGES, ContextMode, FileOutcome, FileStatus, IngestSummary, RunFailed, summary_of
 from flows.run_log import record_run
-from flows.tasks import ANTHROPIC_LIMIT, ANTHROPIC_SLOTS, all_indexed, index_file, open_index
+from flows.tasks import ANTHROPIC_LIMIT, ANTHROPIC_SLOTS, all_indexed, index_file, open_index, optimize_index
 from ingest.contextualize import PROMPT_VERSION
 from retrieval.settings import Settings
 
@@ -132,6 +132,10 @@ def ingest(paths: list[str], context: bool | None = None) -> IngestSummary:
                 summary.stages[stage] = round(summary.stages[stage] + outcome.stages.get(stage, 0.0), 3)
             if outcome.context is not None:
                 summary.anthropic.add(outcome.context)
+    if summary.files_ok:
+        t_opt = time.perf_counter()
+        optimize_index(settings)
+        summary.stages["optimize"] = round(time.perf_counter() - t_opt, 3)
     summary.finished_at = dt.datetime.now(dt.timezone.utc)
     summary.seconds = round(time.perf_counter() - t0, 3)
     record_run(summary, settings.home)
@@ -165,7 +169,8 @@ def run_ingest(paths: list[str], context: bool | None = None) -> tuple[IngestSum
     """Run the flow in this process; returns the summary and the run's final state name (Completed/Failed)."""
     state = ingest(paths=[str(p) for p in paths], context=context, return_state=True)
     summary = summary_of(state.result(raise_on_failure=False))
+    if isinstance(summary, BaseException):
+        raise summary  # the run could not start its work (e.g. the index is held by another process)
     if not isinstance(summary, IngestSummary):
-        raise RuntimeError(f"ingest flow ended {state.name}: {state.message}") from (
-            summary if isinstance(summary, BaseException) else None)
+        raise RuntimeError(f"ingest flow ended {state.name}: {state.message}")
     return summary, state.name

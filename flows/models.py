@@ -62,7 +62,8 @@ class FileOutcome(BaseModel):
 
 class IngestSummary(BaseModel):
     """A run's totals. `documents`, `chunks` and `pages` count work done in this run (cached files add nothing),
-    so `pages_per_s` is a throughput; `stages` sums per-file stage seconds and `prefect_overhead` is the rest."""
+    so `pages_per_s` is a throughput; `stages` sums per-file stage seconds (plus the run's final index
+`optimize`) and `prefect_overhead` is the rest."""
 
     flow_run_id: str | None = None
     flow_run_name: str | None = None

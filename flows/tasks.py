@@ -64,6 +64,15 @@ def all_indexed(settings: Settings, doc_ids: list[str]) -> bool:
         return all(index.has_document(doc_id) for doc_id in doc_ids)
 
 
+def optimize_index(settings: Settings) -> None:
+    """Build the search structures over what this run wrote and make it durable, without closing the index
+    (a worker's flow-run process may exit without `close`)."""
+    index = open_index(settings)
+    with _stage_locks["upsert"]:
+        index.optimize()
+        index.store.flush()
+
+
 @contextmanager
 def _timed(stages: dict[str, float], name: str) -> Iterator[None]:
     t0 = time.perf_counter()

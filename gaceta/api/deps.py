@@ -14,6 +14,7 @@ from retrieval.settings import Settings
 if TYPE_CHECKING:
     from retrieval.index import Index
 
+_CHALLENGE = {"WWW-Authenticate": "Bearer"}
 _bearer = HTTPBearer(auto_error=False, description="Needed on every route but /healthz when GACETA_API_KEY is set.")
 
 
@@ -38,8 +39,6 @@ def require_api_key(
     if not expected:
         return
     if credentials is None or credentials.scheme.lower() != "bearer":
-        raise HTTPException(
-            status.HTTP_401_UNAUTHORIZED, "missing API key: send 'Authorization: Bearer <key>'", {"WWW-Authenticate": "Bearer"}
-        )
+        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing API key: send 'Authorization: Bearer <key>'", _CHALLENGE)
     if not secrets.compare_digest(credentials.credentials.encode(), expected.encode()):
-        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "invalid API key", {"WWW-Authenticate": "Bearer"})
+        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "invalid API key", _CHALLENGE)

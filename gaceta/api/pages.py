@@ -7,7 +7,6 @@ request names a file. A file that has changed since it was indexed is refused ra
 from __future__ import annotations
 
 import hashlib
-import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -44,8 +43,6 @@ class PageRenderer:
     def __init__(self, dpi: int = 110, cache_size: int = 128):
         self.dpi = dpi
         self._render = lru_cache(maxsize=cache_size)(self._render_uncached)
-        self._hashes: dict[tuple[str, int, int], str] = {}
-        self._lock = threading.Lock()
 
     def render(self, doc: LegalDocument, page: int, span: tuple[int, int] | None = None) -> PageImage:
         """PNG of PDF page `page` (1-based, within the document) with the words of `span` highlighted."""
@@ -73,23 +70,26 @@ class PageRenderer:
         return PageImage(png=png, highlighted_words=len(words), box=box)
 
     def _verified_source(self, doc: LegalDocument) -> Path:
-        """The indexed file, checked against the sha256 recorded at ingest (hash memoised per size and mtime)."""
+        """The indexed file, checked against the sha256 recorded at ingest."""
         path = Path(doc.source_path)
         try:
             st = path.stat()
         except OSError:
-            raise SourceUnavailable(f"the source PDF of document {doc.doc_id} is no longer where it was indexed") from None
-        key = (str(path), st.st_size, st.st_mtime_ns)
-        with self._lock:
-            digest = self._hashes.get(key)
-        if digest is None:
-            with path.open("rb") as fh:
-                digest = hashlib.file_digest(fh, "sha256").hexdigest()
-            with self._lock:
-                self._hashes[key] = digest
-        if digest != doc.source_sha256:
-            raise SourceUnavailable(f"the source PDF of document {doc.doc_id} has changed since it was indexed; re-ingest it")
+            raise SourceUnavailable(
+                f"the source PDF of document {doc.doc_id} is no longer where it was indexed"
+            ) from None
+        if _file_sha256(str(path), st.st_size, st.st_mtime_ns) != doc.source_sha256:
+            raise SourceUnavailable(
+                f"the source PDF of document {doc.doc_id} has changed since it was indexed; re-ingest it"
+            )
         return path
+
+
+@lru_cache(maxsize=1024)
+def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
+    """sha256 of a file, computed once while its size and mtime stay the same."""
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def page_in_document(doc: LegalDocument, page: int) -> bool:

@@ -21,7 +21,9 @@ def _no_nul(value: str) -> str:
     return value
 
 
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_QUESTION_CHARS), AfterValidator(_no_nul)]
+Text = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_QUESTION_CHARS), AfterValidator(_no_nul)
+]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300), AfterValidator(_no_nul)]
 K = Annotated[int, Field(ge=1, le=MAX_K, description=f"How many chunks to retrieve (1–{MAX_K}).")]
 

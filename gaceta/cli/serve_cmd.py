@@ -31,7 +31,7 @@ def register(app: typer.Typer) -> None:
         except (StoreError, EmbedderError) as exc:  # index in use by another process, model mismatch, server down
             fail(str(exc))
         if config.api_key is None and host not in ("127.0.0.1", "localhost", "::1"):
-            console.print(f"[yellow]warning:[/] listening on {host} without GACETA_API_KEY: anyone who can reach it can query")
+            console.print(f"[yellow]warning:[/] {host} without GACETA_API_KEY: anyone who can reach it can query")
         console.print(f"gaceta on http://{host}:{port}/  (API docs at /docs)")
         try:
             uvicorn.run(create_app(config, index), host=host, port=port, log_level="info")

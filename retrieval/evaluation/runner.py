@@ -19,6 +19,7 @@ from retrieval.settings import Settings
 
 DEFAULT_MODES = (SearchMode.dense, SearchMode.bm25, SearchMode.hybrid)
 DEPTH = 20  # the deepest cut-off we score (R@20, Pass@20)
+FETCH = 3 * DEPTH  # chunks fetched per query: a long passage is several chunks, and ranks where its best one does
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -47,11 +48,12 @@ def evaluate_retrieval(
     settings = (settings or Settings()).model_copy(update={"qdrant_url": None})
     embedder = QueryCache(load_embedder(embedder_name or settings.embedding_model))
     embed_ms = embedder.warm([q.text for q in queries])
-    search = {"fusion": Fusion(fusion), "prefetch": prefetch or DEFAULT_PREFETCH}
+    # the store prefetches at least as many candidates per side as it returns
+    search = {"fusion": Fusion(fusion), "prefetch": max(prefetch or DEFAULT_PREFETCH, FETCH)}
     with tempfile.TemporaryDirectory(prefix="gaceta-eval-") as home:
         index = Index.open(settings.model_copy(update={"home": Path(home)}), embedder=embedder)
         try:
-            corpus = build_corpus(dataset)
+            corpus = build_corpus(dataset, embedder.count_tokens, embedder.max_tokens)
             index_seconds, embed_seconds = _index_corpus(index, corpus, progress)
             rows = [_run_mode(index, corpus, queries, SearchMode(mode), search, progress) for mode in modes]
         finally:
@@ -90,9 +92,9 @@ def _run_mode(index, corpus: EvalCorpus, queries, mode: SearchMode, search: dict
     rankings, timings = [], []
     for number, query in enumerate(queries, start=1):
         t0 = time.perf_counter()
-        hits = index.search(query.text, k=DEPTH, mode=mode, **search)
+        hits = index.search(query.text, k=FETCH, mode=mode, **search)
         timings.append((time.perf_counter() - t0) * 1000)
-        rankings.append(dedupe([corpus.passage_of[hit.chunk.chunk_id] for hit in hits]))
+        rankings.append(dedupe([corpus.passage_of[hit.chunk.chunk_id] for hit in hits])[:DEPTH])
         if progress:
             progress(mode.value, number, len(queries))
     return ModeRow(

@@ -114,3 +114,42 @@ class LiveServer:
 def live_url(api_settings, api_index) -> Iterator[str]:
     with LiveServer(create_app(api_settings, api_index)) as server:
         yield server.url
+
+
+UNCITED = [
+    "Conviene recordar que los trámites fiscales suelen requerir paciencia y una buena organización personal.",
+    "Muchas personas consultan además a un contador de confianza antes de presentar cualquier escrito.",
+]
+
+
+def lead_in_then_cite(request: dict) -> dict:
+    """A Claude reply: two uncited sentences, then one sentence citing the start of document 0 (coverage 1/3)."""
+    from tests.stubs.anthropic_stub import char_citation
+
+    citation = char_citation(request, 0, 0, 120)
+    return {
+        "content": [
+            {"type": "text", "text": " ".join(UNCITED) + " "},
+            {"type": "text", "text": "El reglamento regula las objeciones de los trabajadores.", "citations": [citation]},
+        ]
+    }
+
+
+@pytest.fixture(scope="session")
+def claude_stub():
+    from tests.stubs.anthropic_stub import AnthropicStub
+
+    with AnthropicStub(responder=lead_in_then_cite, citations_after_text=True) as stub:
+        yield stub
+
+
+@pytest.fixture(scope="session")
+def claude_settings(api_settings, claude_stub) -> Settings:
+    update = {"answerer": "claude", "anthropic_api_key": "test-key", "anthropic_base_url": claude_stub.base_url}
+    return api_settings.model_copy(update=update)
+
+
+@pytest.fixture(scope="session")
+def claude_live_url(claude_settings, api_index) -> Iterator[str]:
+    with LiveServer(create_app(claude_settings, api_index)) as server:
+        yield server.url

@@ -71,3 +71,25 @@ def test_stream_with_nothing_indexed_for_the_filter_says_not_found(client):
         events = parse_sse(r.read().decode())
     assert [n for n, _ in events][0] == "sources" and events[0][1]["sources"] == []
     assert events[-1][0] == "done" and events[-1][1]["answer"]["found"] is False
+
+
+def test_stream_attaches_late_citations_to_their_segment(claude_settings, api_index):
+    """Claude (a local stub, through the real SDK) sends each citation after its text block's text."""
+    from fastapi.testclient import TestClient
+
+    from gaceta.api import create_app
+    from tests.api.conftest import UNCITED
+
+    with TestClient(create_app(claude_settings, api_index)) as claude_client:
+        with claude_client.stream("POST", "/ask/stream", json={"question": QUESTION, "k": 4}) as r:
+            events = parse_sse(r.read().decode())
+    answer = events[-1][1]["answer"]
+    assert answer["backend"] == "claude" and answer["fallback_reason"] is None
+    citation_at = next(i for i, (name, _) in enumerate(events) if name == "citation")
+    segment = events[citation_at][1]["segment"]
+    text_ats = [i for i, (name, data) in enumerate(events) if name == "text" and data["segment"] == segment]
+    assert text_ats and max(text_ats) < citation_at, "the citation should arrive after its segment's text"
+    assert answer["content"][segment]["citations"][0]["verified"]
+    assert UNCITED[0] not in answer["content"][segment]["text"]
+    coverage = events[-2][1]["coverage"]
+    assert coverage["flagged"] and set(UNCITED) <= set(coverage["uncited"])

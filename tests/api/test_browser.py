@@ -79,3 +79,18 @@ def test_document_markup_is_shown_as_text_and_never_run(page):
     # The only script is the page's own, the only image the page render.
     assert page.locator("script").count() == 1
     assert page.locator("img").count() == 1
+
+
+def test_uncited_sentences_are_marked_when_coverage_is_flagged(browser, claude_live_url):
+    from tests.api.conftest import UNCITED
+
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(claude_live_url)
+    page.fill("#question", "¿Qué regula el reglamento de los artículos 121 y 122?")
+    page.click("#ask")
+    expect(page.locator("#status")).to_have_text(re.compile(r"^Respuesta"), timeout=60_000)
+    expect(page.locator("#coverage")).to_have_class(re.compile("flagged"))
+    assert page.locator("#answer mark.uncited").all_inner_texts() == UNCITED
+    assert page.locator("#answer sup.cite").count() == 1  # the late citation found its segment
+    context.close()

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from retrieval.evaluation.corpus import build_corpus
+from retrieval.evaluation.corpus import build_corpus, split_spans
 from retrieval.evaluation.datasets import DatasetFormatError, load_dataset
 from retrieval.evaluation.metrics import dedupe, reciprocal_rank, recall_at_k, score_rankings
 
@@ -125,6 +125,30 @@ def test_corpus_chunks_are_verbatim_slices_with_structured_headers(eval_dir):
         for chunk in chunks:
             assert document.markdown[chunk.start : chunk.end] == chunk.text
             assert chunk.header.startswith(f"# Document: {document.title}")
+    assert set(corpus.passage_of.values()) == {p.pid for p in data.passages}
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def test_split_spans_packs_whole_lines_then_sentences_within_budget():
+    text = "uno dos tres\ncuatro cinco\nseis siete ocho nueve. diez once doce trece.\n"
+    spans = split_spans(text, _words, budget=5)
+    pieces = [text[a:b] for a, b in spans]
+    assert pieces == ["uno dos tres\ncuatro cinco\n", "seis siete ocho nueve. ", "diez once doce trece.\n"]
+    assert "".join(pieces) == text
+    assert split_spans("corto", _words, budget=5) == [(0, 5)]
+
+
+def test_long_passages_become_several_chunks_of_the_same_passage(eval_dir):
+    data = load_dataset(eval_dir / "xquad_es")
+    corpus = build_corpus(data, _words, max_tokens=60)
+    assert corpus.chunk_count > len(data.passages)
+    for document, chunks in corpus.documents:
+        for chunk in chunks:
+            assert document.markdown[chunk.start : chunk.end] == chunk.text
+            assert _words(chunk.header) + _words(chunk.text) <= 60
     assert set(corpus.passage_of.values()) == {p.pid for p in data.passages}
 
 

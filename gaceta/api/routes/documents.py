@@ -45,7 +45,8 @@ def _parse_span(highlight: str | None, doc: LegalDocument) -> tuple[int, int] | 
     start, end = (int(g) for g in _SPAN.match(highlight).groups())
     if start >= end or end > len(doc.markdown):
         raise HTTPException(
-            422, f"highlight {highlight!r}: need START < END <= {len(doc.markdown)} (offsets into the document Markdown)"
+            422,
+            f"highlight {highlight!r}: need START < END <= {len(doc.markdown)} (offsets into the document Markdown)",
         )
     return start, end
 
@@ -63,14 +64,16 @@ def page_image(
     doc_id: Id,
     n: Annotated[int, Path(ge=1, le=100_000, description="PDF page number (1-based) within the document's pages")],
     highlight: Annotated[
-        str | None, Query(pattern=_SPAN.pattern, description="START-END: document Markdown offsets of the span to highlight")
+        str | None,
+        Query(pattern=_SPAN.pattern, description="START-END: document Markdown offsets of the span to highlight"),
     ] = None,
     index=Depends(get_index),
     renderer: PageRenderer = Depends(get_renderer),
 ) -> Response:
     doc = _document(index, doc_id)
     if not page_in_document(doc, n):
-        raise HTTPException(404, f"page {n} is not in document {doc_id!r} (PDF pages {doc.pdf_pages[0]}–{doc.pdf_pages[1]})")
+        first, last = doc.pdf_pages
+        raise HTTPException(404, f"page {n} is not in document {doc_id!r} (PDF pages {first}–{last})")
     span = _parse_span(highlight, doc)
     try:
         image = renderer.render(doc, n, span)

@@ -32,10 +32,15 @@ def ask_route(body: AskRequest, index=Depends(get_index), settings: Settings = D
     return ask(index, body.question, k=body.k, filters=body.search_filters(), answerer=body.answerer, settings=settings)
 
 
-@router.post("/ask/stream", response_class=EventSourceResponse, summary="A cited answer, streamed", description=_STREAM_DOC)
+@router.post(
+    "/ask/stream", response_class=EventSourceResponse, summary="A cited answer, streamed", description=_STREAM_DOC
+)
 def ask_stream_route(
     body: AskRequest, index=Depends(get_index), settings: Settings = Depends(get_settings)
 ) -> Iterator[ServerSentEvent]:
     # ask_stream reports its own failures as a final `error` event (headers are already sent by then).
-    for event in ask_stream(index, body.question, k=body.k, filters=body.search_filters(), answerer=body.answerer, settings=settings):
+    events = ask_stream(
+        index, body.question, k=body.k, filters=body.search_filters(), answerer=body.answerer, settings=settings
+    )
+    for event in events:
         yield ServerSentEvent(event=event.event, data=event)
