@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import threading
 import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
@@ -24,6 +23,7 @@ from flows import progress
 from flows.models import FileOutcome, FileStatus
 from ingest.contextualize import BlurbUsage, anthropic_client, contextualize_chunks
 from ingest.models import Chunk, LegalDocument, ParseResult
+from retrieval.index import Embedded
 from retrieval.settings import Settings
 
 ANTHROPIC_LIMIT = "gaceta-anthropic"  # Prefect global concurrency limit around every Anthropic call
@@ -73,13 +73,8 @@ def optimize_index(settings: Settings) -> None:
         index.store.flush()
 
 
-@contextmanager
-def _timed(stages: dict[str, float], name: str) -> Iterator[None]:
-    t0 = time.perf_counter()
-    try:
-        yield
-    finally:
-        stages[name] = round(stages.get(name, 0.0) + time.perf_counter() - t0, 4)
+def _rounded(stages: dict[str, float]) -> dict[str, float]:
+    return {name: round(seconds, 4) for name, seconds in stages.items()}
 
 
 def _retryable(task, task_run, state) -> bool:
@@ -93,18 +88,21 @@ def _retryable(task, task_run, state) -> bool:
 
 
 @task(name="parse", cache_policy=NO_CACHE)
-def parse_task(path: str) -> ParseResult:
+def parse_task(path: str) -> tuple[ParseResult, float]:
+    """The parse and its seconds of work (time waiting for the lock is not work: it is the other file's)."""
     from ingest.parse import parse_pdf
 
     with _stage_locks["parse"]:
-        return parse_pdf(Path(path))
+        t0 = time.perf_counter()
+        return parse_pdf(Path(path)), time.perf_counter() - t0
 
 
 @task(name="chunk", cache_policy=NO_CACHE)
-def chunk_task(documents: list[LegalDocument], settings: Settings) -> list[list[Chunk]]:
+def chunk_task(documents: list[LegalDocument], settings: Settings) -> tuple[list[list[Chunk]], float]:
     index = open_index(settings)
     with _stage_locks["model"]:
-        return [index.chunk_document(doc) for doc in documents]
+        t0 = time.perf_counter()
+        return [index.chunk_document(doc) for doc in documents], time.perf_counter() - t0
 
 
 @task(name="contextualize", cache_policy=NO_CACHE, retries=5, retry_delay_seconds=exponential_backoff(1),
@@ -122,19 +120,33 @@ def contextualize_task(documents: list[LegalDocument], chunks: list[list[Chunk]]
 
 
 @task(name="embed", cache_policy=NO_CACHE)
-def embed_task(chunks: list[list[Chunk]], settings: Settings) -> list[Any]:
+def embed_task(chunks: list[list[Chunk]], settings: Settings) -> tuple[list[Embedded], float]:
+    """All the file's chunks in one batch (fuller model batches than document by document), split back."""
     index = open_index(settings)
+    flat = [c for doc_chunks in chunks for c in doc_chunks]
+    if not flat:
+        return [], 0.0
     with _stage_locks["model"]:
-        return [index.embed(doc_chunks) for doc_chunks in chunks]
+        t0 = time.perf_counter()
+        embedded = index.embed(flat)
+        seconds = time.perf_counter() - t0
+    parts, start = [], 0
+    for doc_chunks in chunks:
+        end = start + len(doc_chunks)
+        parts.append(Embedded(embedded.dense[start:end], embedded.sparse[start:end], embedded.lengths[start:end]))
+        start = end
+    return parts, seconds
 
 
 @task(name="upsert", cache_policy=NO_CACHE)
-def upsert_task(documents: list[LegalDocument], chunks: list[list[Chunk]], embedded: list[Any],
-                settings: Settings) -> None:
+def upsert_task(documents: list[LegalDocument], chunks: list[list[Chunk]], embedded: list[Embedded],
+                settings: Settings) -> float:
     index = open_index(settings)
     with _stage_locks["upsert"]:
+        t0 = time.perf_counter()
         for doc, doc_chunks, vectors in zip(documents, chunks, embedded):
             index.upsert(doc, doc_chunks, vectors)
+        return time.perf_counter() - t0
 
 
 def _reason(parsed: ParseResult) -> str:
@@ -159,34 +171,33 @@ def index_file(path: str, name: str, sha256: str, cache_key: str, settings: Sett
     t0 = time.perf_counter()
     progress.emit("file_started", path=path)
     logger.info("stage parse: %s", name)
-    with _timed(stages, "parse"):
-        parsed = parse_task(path)
+    parsed, stages["parse"] = parse_task(path)
     pages = parsed.source.pages
     progress.emit("parsed", path=path, pages=pages)
     if not parsed.ok:
         return FileOutcome(path=path, status=FileStatus.failed, sha256=sha256, parse_status=parsed.status.value,
-                           reason=_reason(parsed), pages=pages,
-                           seconds=round(time.perf_counter() - t0, 3), stages=stages)
+                           reason=_reason(parsed), pages=pages, seconds=round(time.perf_counter() - t0, 3),
+                           stages=_rounded(stages))
     documents = parsed.documents
     logger.info("stage chunk: %s (%d documents)", name, len(documents))
-    with _timed(stages, "chunk"):
-        chunks = chunk_task(documents, settings)
+    chunks, stages["chunk"] = chunk_task(documents, settings)
     n_chunks = sum(len(c) for c in chunks)
     progress.emit("chunked", path=path, chunks=n_chunks)
     usage = None
     if use_context:
         usage = BlurbUsage()
         logger.info("stage contextualize: %s (%d chunks)", name, n_chunks)
-        with _timed(stages, "contextualize"):
-            chunks = contextualize_task(documents, chunks, settings, usage)
+        t_ctx = time.perf_counter()
+        chunks = contextualize_task(documents, chunks, settings, usage)
+        stages["contextualize"] = time.perf_counter() - t_ctx
+    kept = [i for i, doc_chunks in enumerate(chunks) if doc_chunks]  # a document without text has no points
+    documents, chunks = [documents[i] for i in kept], [chunks[i] for i in kept]
     logger.info("stage embed: %s (%d chunks)", name, n_chunks)
-    with _timed(stages, "embed"):
-        embedded = embed_task(chunks, settings)
+    embedded, stages["embed"] = embed_task(chunks, settings)
     logger.info("stage upsert: %s (%d documents)", name, len(documents))
-    with _timed(stages, "upsert"):
-        upsert_task(documents, chunks, embedded, settings)
+    stages["upsert"] = upsert_task(documents, chunks, embedded, settings)
     logger.info("indexed: %s", name)
     return FileOutcome(path=path, status=FileStatus.ok, sha256=sha256, parse_status=parsed.status.value,
                        reason="repaired" if parsed.repaired else "", doc_ids=[d.doc_id for d in documents],
                        documents=len(documents), chunks=n_chunks, pages=pages, ocr_pages=len(parsed.ocr_pages),
-                       seconds=round(time.perf_counter() - t0, 3), stages=stages, context=usage)
+                       seconds=round(time.perf_counter() - t0, 3), stages=_rounded(stages), context=usage)

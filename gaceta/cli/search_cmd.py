@@ -138,7 +138,11 @@ def register(app: typer.Typer) -> None:
         with index:
             for text in texts:
                 hits = index.search(
-                    text, k=k, mode=search_mode, filters=filters, fusion=fusion_kind,
+                    text,
+                    k=k,
+                    mode=search_mode,
+                    filters=filters,
+                    fusion=fusion_kind,
                     prefetch=prefetch or DEFAULT_PREFETCH,
                 )
                 result = {"query": text, "hits": [hit_json(h) for h in hits]}

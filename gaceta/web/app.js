@@ -129,17 +129,26 @@ function markUncited(coverage) {
     coverage.sentences + " frases)" + (coverage.flagged ? " — las frases sin cita verificada están marcadas." : "");
   box.classList.toggle("flagged", coverage.flagged);
   if (!coverage.flagged) return;
-  for (const sentence of coverage.uncited) {
-    for (const seg of state.segments) {
-      const full = seg.text.textContent;
+  for (const seg of state.segments) {
+    const full = seg.text.textContent;
+    const ranges = [];
+    for (const sentence of coverage.uncited) {
       const at = full.indexOf(sentence);
-      if (at < 0) continue;
-      const mark = el("mark", "uncited", sentence);
-      mark.title = "Frase sin cita verificada";
-      seg.text.replaceChildren(document.createTextNode(full.slice(0, at)), mark,
-        document.createTextNode(full.slice(at + sentence.length)));
-      break;
+      const end = at + sentence.length;
+      if (at >= 0 && !ranges.some(([a, b]) => at < b && a < end)) ranges.push([at, end]);
     }
+    if (!ranges.length) continue;
+    ranges.sort((x, y) => x[0] - y[0]);
+    const parts = [];
+    let pos = 0;
+    for (const [a, b] of ranges) {
+      const mark = el("mark", "uncited", full.slice(a, b));
+      mark.title = "Frase sin cita verificada";
+      parts.push(document.createTextNode(full.slice(pos, a)), mark);
+      pos = b;
+    }
+    parts.push(document.createTextNode(full.slice(pos)));
+    seg.text.replaceChildren(...parts);
   }
 }
 

@@ -74,10 +74,11 @@ def xquad(eval_dir):
     return [p["context"] for p in paragraphs], [qa["question"] for p in paragraphs for qa in p["qas"]]
 
 
-@pytest.mark.parametrize("kind", ["edge", "client"])
-def test_qdrant_bm25_ranks_like_bm25okapi_on_xquad_es(tmp_path, xquad, kind):
+@pytest.mark.filterwarnings("ignore:Payload indexes have no effect:UserWarning")
+@pytest.mark.parametrize(("kind", "stride"), [("edge", 1), ("client", 4)])  # local mode is slow at sparse queries
+def test_qdrant_bm25_ranks_like_bm25okapi_on_xquad_es(tmp_path, xquad, kind, stride):
     """Our sparse vectors + Qdrant's IDF modifier vs the rank_bm25 oracle, same analyzer, same k1 and b."""
-    contexts, questions = xquad
+    contexts, questions = xquad[0], xquad[1][::stride]
     oracle = BM25Okapi([analyze(c) for c in contexts], k1=bm25.K1, b=bm25.B)
     with open_test_store(kind, tmp_path, dim=4) as store:
         _index(store, contexts)
