@@ -165,7 +165,8 @@ def xquad_report(eval_dir):
 def test_small_end_to_end_eval_scores_every_mode(xquad_report):
     report = xquad_report
     assert [row.mode for row in report.rows] == ["dense", "bm25", "hybrid"]
-    assert report.queries == 30 and report.limited and report.passages == report.chunks == 240
+    assert report.queries == 30 and report.limited and report.passages == 240
+    assert report.chunks >= 240  # paragraphs longer than the model's window are cut, never truncated
     for row in report.rows:
         assert row.queries == 30
         assert 0.0 <= row.metrics["R@1"] <= row.metrics["R@5"] <= row.metrics["R@20"] <= 1.0
