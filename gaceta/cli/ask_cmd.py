@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from gaceta.cli.common import console, err_console, fail, print_json, settings
+from gaceta.cli.common import console, err_console, fail, open_index, print_json, settings
 
 
 def print_answer(answer) -> None:
@@ -63,17 +63,9 @@ def register(app: typer.Typer) -> None:
         filters = parse_filters(filter_ or [])
 
         from retrieval.answers import AnswerError, ask as ask_question
-        from retrieval.embedders import EmbedderError
-        from retrieval.index import Index
-        from retrieval.store import StoreError
 
         config = settings()
-        if not config.qdrant_url and not (config.index_dir / config.collection / "meta.json").is_file():
-            fail(f"no index at {config.index_dir}: run `gaceta ingest PATH` first (or set GACETA_HOME)")
-        try:
-            index = Index.open(config)
-        except (StoreError, EmbedderError) as exc:
-            fail(str(exc))
+        index = open_index(config)
         with index:
             try:
                 answer = ask_question(index, question, k=k, filters=filters, answerer=answerer, settings=config)

@@ -21,6 +21,20 @@ def settings():
     return Settings()
 
 
+def open_index(config):
+    """The existing index for a query command, or one clear line saying why there is none."""
+    from retrieval.embedders import EmbedderError
+    from retrieval.index import Index
+    from retrieval.store import StoreError, index_exists
+
+    if not index_exists(config):
+        fail(f"no index at {config.index_dir}: run `gaceta ingest PATH` first (or set GACETA_HOME)")
+    try:
+        return Index.open(config)
+    except (StoreError, EmbedderError) as exc:
+        fail(str(exc))
+
+
 def fail(message: str, code: int = 1) -> NoReturn:
     """An expected failure: one clear line on stderr, no traceback."""
     err_console.print(f"[bold red]error:[/] {message}")

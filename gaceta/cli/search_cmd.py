@@ -10,7 +10,7 @@ from typing import Any
 
 import typer
 
-from gaceta.cli.common import console, fail, print_json, settings
+from gaceta.cli.common import console, fail, open_index, print_json, settings
 
 FILTER_KEYS = {
     "date_from": "date_from",
@@ -124,17 +124,10 @@ def register(app: typer.Typer) -> None:
             fail(f"--mode must be one of {[m.value for m in SearchMode]}, --fusion one of {[f.value for f in Fusion]}")
         filters = parse_filters(filter_ or [])
 
-        from retrieval.embedders import EmbedderError
-        from retrieval.index import DEFAULT_PREFETCH, Index
-        from retrieval.store import StoreError
+        from retrieval.index import DEFAULT_PREFETCH
 
         config = settings()
-        if not config.qdrant_url and not (config.index_dir / config.collection / "meta.json").is_file():
-            fail(f"no index at {config.index_dir}: run `gaceta ingest PATH` first (or set GACETA_HOME)")
-        try:
-            index = Index.open(config)
-        except (StoreError, EmbedderError) as exc:
-            fail(str(exc))
+        index = open_index(config)
         with index:
             for text in texts:
                 hits = index.search(

@@ -20,6 +20,7 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreStats",
+    "index_exists",
     "open_store",
     "point_id",
 ]
@@ -53,3 +54,12 @@ def open_store(settings: Settings, dim: int, model_id: str) -> Store:
     from retrieval.store.edge import EdgeStore
 
     return EdgeStore(settings.index_dir, settings.collection, model_id, dim)
+
+
+def index_exists(settings: Settings) -> bool:
+    """Whether there is an index to query: always assumed with a server URL (the server answers for itself)."""
+    if settings.qdrant_url:
+        return True
+    from retrieval.store.edge import EdgeStore
+
+    return EdgeStore.exists(settings.index_dir, settings.collection)

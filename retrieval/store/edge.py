@@ -87,6 +87,11 @@ class EdgeStore(Store):
             self._lock.release()
             raise
 
+    @staticmethod
+    def exists(index_dir: Path, collection: str) -> bool:
+        """Whether a gaceta index was created here (without opening it or taking its lock)."""
+        return (index_dir / collection / "meta.json").is_file()
+
     def _open(self, root: Path, indexing_threshold_kb: int) -> None:
         shard_dir, self._meta_path = root / "shard", root / "meta.json"
         config = q.EdgeConfig(
