@@ -149,7 +149,9 @@ def main() -> None:
         server.terminate()
         server.wait(timeout=30)
 
-    print(f"\nloopback, {os.cpu_count()} cores, index at {args.home} ({len(args.pdfs)} PDFs), {args.duration:.0f} s per phase\n")
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    print(f"\nloopback, {os.cpu_count()} cores (load average now {load}), index at {args.home} ({len(args.pdfs)} PDFs), "
+          f"{args.duration:.0f} s per phase\n")
     print("| endpoint | clients | requests | errors | throughput (req/s) | p50 (ms) | p95 (ms) | p99 (ms) |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in results:
