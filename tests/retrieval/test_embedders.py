@@ -81,3 +81,21 @@ def test_use_v3_reads_every_token():
 def test_a_directory_without_a_model_is_a_clear_error(tmp_path):
     with pytest.raises(EmbedderError, match="cannot load embedding model"):
         SentenceTransformerEmbedder(str(tmp_path))
+
+
+def test_token_counts_add_up_so_the_chunker_can_budget(embedder):
+    """Blank text is zero tokens, and a text's count is close to the sum of its words' counts (the chunker sums)."""
+    assert embedder.count_tokens("") == 0 and embedder.count_tokens("  \n") == 0
+    words = ARTICLE_27.split()
+    assert embedder.count_tokens(ARTICLE_27) <= sum(embedder.count_tokens(w) for w in words) + 2
+
+
+def test_real_dof_edition_chunks_fit_the_embedder_window(embedder):
+    """Every chunk of a real DOF edition, header included, fits the model's window by its own tokenizer."""
+    from ingest.chunker import chunk_document
+    from tests.ingest.parsed_cache import parsed
+
+    result = parsed("dof_2023-01-11_MAT_first20pages.pdf")
+    chunks = [c for doc in result.documents for c in chunk_document(doc, embedder.count_tokens, embedder.max_tokens)]
+    assert chunks
+    assert max(embedder.count_tokens(c.header + "\n\n" + c.text) for c in chunks) <= embedder.max_tokens
