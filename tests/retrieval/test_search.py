@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
 
+from retrieval.embedders import load_embedder
 from retrieval.index import Index
 from retrieval.models import SearchFilters, SearchMode
 from retrieval.settings import Settings
@@ -73,8 +75,10 @@ def test_status_readd_and_delete(index):
 
 
 def test_opening_with_another_model_is_a_clear_error(home):
-    with pytest.raises(ModelMismatchError, match="all-MiniLM-L6-v2"):
-        Index.open(Settings(home=home, embedding_model="use-v3"))
+    built_with = Settings(home=home).embedding_model
+    other = "minilm" if built_with != "minilm" else "use-v3"
+    with pytest.raises(ModelMismatchError, match=re.escape(load_embedder(built_with).model_id)):
+        Index.open(Settings(home=home, embedding_model=other))
 
 
 def test_cli_search_queries_file_writes_json_lines(home, tmp_path, monkeypatch):
