@@ -18,8 +18,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from retrieval.evaluation.corpus import build_corpus
-from retrieval.evaluation.datasets import DatasetFormatError, _squad_file, load_dataset
-from retrieval.evaluation.runner import _index_corpus
+from retrieval.evaluation.datasets import DatasetFormatError, squad_file, load_dataset
+from retrieval.evaluation.runner import index_corpus
 from retrieval.settings import Settings
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -59,7 +59,7 @@ class AnswersReport(BaseModel):
 
 def gold_answers(dataset_path: str | Path) -> dict[str, tuple[str, int]]:
     """qid → (answer text, offset in its paragraph) from the SQuAD file the dataset loader reads."""
-    squad = _squad_file(Path(dataset_path))
+    squad = squad_file(Path(dataset_path))
     if squad is None:
         raise DatasetFormatError(f"{dataset_path}: the answers evaluation needs a SQuAD-format set with gold spans")
     gold = {}
@@ -95,7 +95,7 @@ def evaluate_answers(
     with tempfile.TemporaryDirectory(prefix="gaceta-eval-answers-") as home:
         index = Index.open(base.model_copy(update={"home": Path(home), "qdrant_url": None}))
         try:
-            index_seconds, _ = _index_corpus(index, corpus, progress)
+            index_seconds, _ = index_corpus(index, corpus, progress)
             for number, query in enumerate(queries, start=1):
                 text, offset = gold[query.qid]
                 gold_chunk = chunks[chunk_of[query.gold[0][0]]]

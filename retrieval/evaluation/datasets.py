@@ -76,7 +76,7 @@ def load_dataset(path: str | Path) -> EvalDataset:
         return load_anthropic(folder)
     if (folder / "ObliQA_test.json").is_file() and (folder / "StructuredRegulatoryDocuments").is_dir():
         return load_obliqa(folder)
-    squad = _squad_file(folder)
+    squad = squad_file(folder)
     if squad is not None:
         return load_squad(squad)
     raise DatasetFormatError(
@@ -116,7 +116,7 @@ def load_anthropic(folder: Path) -> EvalDataset:
     )
 
 
-def _squad_file(folder: Path) -> Path | None:
+def squad_file(folder: Path) -> Path | None:
     """The SQuAD-format file of a folder: xquad.<lang>.json first, never the sentence-level xquad-r variant."""
     candidates = sorted(folder.glob("xquad.*.json")) or sorted(p for p in folder.glob("*.json") if "-r" not in p.name)
     for candidate in candidates:

@@ -54,7 +54,7 @@ def evaluate_retrieval(
         index = Index.open(settings.model_copy(update={"home": Path(home)}), embedder=embedder)
         try:
             corpus = build_corpus(dataset, embedder.count_tokens, embedder.max_tokens)
-            index_seconds, embed_seconds = _index_corpus(index, corpus, progress)
+            index_seconds, embed_seconds = index_corpus(index, corpus, progress)
             rows = [_run_mode(index, corpus, queries, SearchMode(mode), search, progress) for mode in modes]
         finally:
             index.close()
@@ -68,7 +68,7 @@ def evaluate_retrieval(
     )
 
 
-def _index_corpus(index, corpus: EvalCorpus, progress: Progress | None) -> tuple[float, float]:
+def index_corpus(index, corpus: EvalCorpus, progress: Progress | None) -> tuple[float, float]:
     """Embed the whole corpus in one batch (BM25's avgdl is then the corpus mean, as in BM25Okapi), upsert document
     by document, build the ANN index as ingest does; returns (total seconds, seconds spent embedding)."""
     from retrieval.index import Embedded
