@@ -24,8 +24,10 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.stubs import LoopbackServer
 
 Responder = Callable[[dict], "dict | str"]
 
@@ -70,7 +72,7 @@ def cite_first_sentence(request: dict) -> dict:
     }
 
 
-class AnthropicStub:
+class AnthropicStub(LoopbackServer):
     def __init__(self, responder: Responder | None = None, citations_after_text: bool = False, delta_size: int = 7):
         self.responder = responder or cite_first_sentence
         self.citations_after_text = citations_after_text
@@ -81,22 +83,12 @@ class AnthropicStub:
         self._failures: list[tuple[str, int, str]] = []  # (where, status, error_type)
         self._cache: set[str] = set()
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        super().__init__(self._handler())
 
     # -- lifecycle -------------------------------------------------------------------------------------------
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def __enter__(self) -> AnthropicStub:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        return self.origin
 
     # -- scripting -------------------------------------------------------------------------------------------
     def fail(self, status: int = 429, times: int = 1, error_type: str | None = None) -> None:

@@ -10,10 +10,12 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.stubs import LoopbackServer
 
 
-class OpenAIStub:
+class OpenAIStub(LoopbackServer):
     def __init__(self, responder: Callable[[dict], "str | dict"]):
         self.responder = responder
         self.delay_s = 0.0
@@ -21,21 +23,11 @@ class OpenAIStub:
         self.headers: list[dict] = []
         self._failures: list[int] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        super().__init__(self._handler())
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    def __enter__(self) -> OpenAIStub:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        return self.origin + "/v1"
 
     def fail(self, status: int = 500, times: int = 1) -> None:
         self._failures.extend([status] * times)
