@@ -32,7 +32,7 @@ class Settings(BaseSettings):
     answerer: Literal["extractive", "claude", "tags"] = "extractive"
     anthropic_api_key: str | None = None
     anthropic_base_url: str | None = None
-    anthropic_model: str = "claude-sonnet-4-5"
+    anthropic_model: str = "claude-sonnet-4-6"  # claude-sonnet-4-5 reaches end-of-life on 2026-11-30
     anthropic_timeout_s: float = 60.0
     anthropic_max_retries: int = 3
     openai_base_url: str | None = Field(None, description="OpenAI-compatible endpoint for the 'tags' answerer.")
