@@ -99,7 +99,7 @@ class _Chunker:
         pos = 0
         for index, heading in enumerate(self.headings):
             units.extend(self._sentence_units(pos, heading.start))
-            start, end = _strip(self.md, heading.start, heading.end)
+            start, end = strip_span(self.md, heading.start, heading.end)
             units.append(_Unit(start, end, self.tokens(self.md[start:end]), heading=index, opens_heading=True))
             pos = heading.end
         units.extend(self._sentence_units(pos, len(self.md)))
@@ -381,7 +381,8 @@ class _Packer:
         return pieces
 
 
-def _strip(text: str, start: int, end: int) -> tuple[int, int]:
+def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """`(start, end)` narrowed to exclude surrounding whitespace, so spans slice exactly the visible text."""
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():

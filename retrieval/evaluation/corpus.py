@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from pydantic import BaseModel
 
+from ingest.chunker import strip_span
 from ingest.models import Chunk, LegalDocument
 from retrieval.evaluation.datasets import EvalDataset, Passage
 
@@ -72,13 +73,6 @@ def split_spans(text: str, count_tokens: Callable[[str], int], budget: int, leve
     return spans
 
 
-def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
-
 
 def build_corpus(
     dataset: EvalDataset, count_tokens: Callable[[str], int] | None = None, max_tokens: int | None = None
@@ -97,7 +91,7 @@ def build_corpus(
             spans = [(0, len(passage.text))]
             if count_tokens is not None and max_tokens is not None:
                 budget = max(max_tokens - count_tokens(header) - MARGIN, 16)
-                spans = [_trimmed(passage.text, a, b) for a, b in split_spans(passage.text, count_tokens, budget)]
+                spans = [strip_span(passage.text, a, b) for a, b in split_spans(passage.text, count_tokens, budget)]
             for a, b in spans:
                 if b <= a:
                     continue

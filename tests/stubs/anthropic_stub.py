@@ -24,10 +24,9 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.stubs import LoopbackServer
+from tests.stubs import JSONHandler, LoopbackServer
 
 Responder = Callable[[dict], "dict | str"]
 
@@ -160,20 +159,7 @@ class AnthropicStub(LoopbackServer):
     def _handler(self):
         stub = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:
-                pass
-
-            def _json(self, status: int, body: dict, headers: dict | None = None) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(data)
-
+        class Handler(JSONHandler):
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
                 with stub._lock:

@@ -10,9 +10,8 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler
 
-from tests.stubs import LoopbackServer
+from tests.stubs import JSONHandler, LoopbackServer
 
 
 class OpenAIStub(LoopbackServer):
@@ -35,18 +34,7 @@ class OpenAIStub(LoopbackServer):
     def _handler(self):
         stub = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:
-                pass
-
-            def _json(self, status: int, body: dict) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
+        class Handler(JSONHandler):
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
                 with stub._lock:
