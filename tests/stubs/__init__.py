@@ -34,6 +34,15 @@ class JSONHandler(BaseHTTPRequestHandler):
     def log_message(self, *args) -> None:
         pass
 
+    def _record(self, stub) -> tuple[dict, object]:
+        """Read the JSON body, record it and its headers on `stub`, and pop the next scripted failure (or None)."""
+        body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+        with stub._lock:
+            stub.requests.append(body)
+            stub.headers.append(dict(self.headers))
+            failure = stub._failures.pop(0) if stub._failures else None
+        return body, failure
+
     def _json(self, status: int, body: dict, headers: dict | None = None) -> None:
         data = json.dumps(body).encode()
         self.send_response(status)

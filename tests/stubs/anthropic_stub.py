@@ -161,11 +161,7 @@ class AnthropicStub(LoopbackServer):
 
         class Handler(JSONHandler):
             def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
-                with stub._lock:
-                    stub.requests.append(body)
-                    stub.headers.append(dict(self.headers))
-                    failure = stub._failures.pop(0) if stub._failures else None
+                body, failure = self._record(stub)
                 if not self.path.rstrip("/").endswith("/v1/messages"):
                     return self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}})
                 if stub.delay_s:

@@ -36,11 +36,7 @@ class OpenAIStub(LoopbackServer):
 
         class Handler(JSONHandler):
             def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
-                with stub._lock:
-                    stub.requests.append(body)
-                    stub.headers.append(dict(self.headers))
-                    failure = stub._failures.pop(0) if stub._failures else None
+                body, failure = self._record(stub)
                 if self.path.rstrip("/") != "/v1/chat/completions":
                     return self._json(404, {"error": {"message": f"no route {self.path}"}})
                 if stub.delay_s:
