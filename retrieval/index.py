@@ -7,7 +7,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,7 @@ from retrieval import bm25
 from retrieval.documents import DocumentRecords
 from retrieval.embedders import Embedder, load_embedder
 from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode
+from retrieval.query_batcher import QueryBatcher
 from retrieval.settings import Settings
 from retrieval.store import PointData, Store, open_store
 
@@ -124,6 +126,17 @@ class Index:
         self._dirty = False
 
     # --- reading ------------------------------------------------------------------------------------
+    @contextmanager
+    def batching_queries(self) -> Iterator[None]:
+        """While open, concurrent searches (a server's request threads) share one batching query encoder."""
+        batcher = QueryBatcher(self.embedder)
+        self.embedder = batcher
+        try:
+            yield
+        finally:
+            self.embedder = batcher.base
+            batcher.close()
+
     def search(
         self,
         query: str,

@@ -56,7 +56,9 @@ def create_app(settings: Settings | None = None, index=None) -> FastAPI:
 
             app.state.index = Index.open(settings)
         try:
-            yield
+            with app.state.index.batching_queries():
+                app.state.index.embedder.embed_query("¿qué dispone?")  # load the weights now, not in a request
+                yield
         finally:
             if owned:
                 app.state.index.close()

@@ -99,3 +99,11 @@ def test_real_dof_edition_chunks_fit_the_embedder_window(embedder):
     chunks = [c for doc in result.documents for c in chunk_document(doc, embedder.count_tokens, embedder.max_tokens)]
     assert chunks
     assert max(embedder.count_tokens(c.header + "\n\n" + c.text) for c in chunks) <= embedder.max_tokens
+
+
+def test_embed_queries_matches_one_query_at_a_time(embedder):
+    batch = embedder.embed_queries([QUERY, UNRELATED])
+    assert batch.shape == (2, embedder.dim)
+    assert np.allclose(batch[0], embedder.embed_query(QUERY), atol=1e-5)
+    assert np.allclose(batch[1], embedder.embed_query(UNRELATED), atol=1e-5)
+    assert embedder.embed_queries([]).shape == (0, embedder.dim)
