@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -20,9 +21,9 @@ from retrieval import bm25
 from retrieval.documents import DocumentRecords
 from retrieval.embedders import Embedder, load_embedder
 from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode
-from retrieval.query_batcher import QueryBatcher
+from retrieval.batcher import Batcher
 from retrieval.settings import Settings
-from retrieval.store import PointData, Store, open_store
+from retrieval.store import PointData, Store, VectorQuery, open_store
 
 # Candidates each side (dense, BM25) hands to fusion; the retrieval evaluation tunes it.
 DEFAULT_PREFETCH = 50
@@ -36,6 +37,18 @@ class Embedded:
     dense: np.ndarray
     sparse: list[bm25.SparseVector]
     lengths: list[int]  # BM25 terms per chunk
+
+
+@dataclass(frozen=True)
+class Search:
+    """One search's arguments: concurrent searches are batched as lists of these."""
+
+    query: str
+    k: int = 10
+    mode: SearchMode = SearchMode.hybrid
+    filters: SearchFilters | None = None
+    fusion: Fusion = Fusion.rrf
+    prefetch: int = DEFAULT_PREFETCH
 
 
 class IndexStatus(BaseModel):
@@ -64,6 +77,7 @@ class Index:
         self.store = store
         self.records = DocumentRecords(settings.documents_dir)
         self._dirty = False
+        self._batcher: Batcher[Search, list[SearchHit]] | None = None
 
     @classmethod
     def open(cls, settings: Settings, embedder: Embedder | None = None) -> Index:
@@ -126,17 +140,6 @@ class Index:
         self._dirty = False
 
     # --- reading ------------------------------------------------------------------------------------
-    @contextmanager
-    def batching_queries(self) -> Iterator[None]:
-        """While open, concurrent searches (a server's request threads) share one batching query encoder."""
-        batcher = QueryBatcher(self.embedder)
-        self.embedder = batcher
-        try:
-            yield
-        finally:
-            self.embedder = batcher.base
-            batcher.close()
-
     def search(
         self,
         query: str,
@@ -146,12 +149,51 @@ class Index:
         fusion: Fusion = Fusion.rrf,
         prefetch: int = DEFAULT_PREFETCH,
     ) -> list[SearchHit]:
-        if k < 1:
+        return self.search_future(Search(query, k, mode, filters, fusion, prefetch)).result()
+
+    def search_future(self, search: Search) -> Future[list[SearchHit]]:
+        """`search`'s hits to come: batched with its neighbours inside `batching_searches()`, else run now."""
+        if search.k < 1:
             raise ValueError("k must be at least 1")
-        dense = self.embedder.embed_query(query) if mode is not SearchMode.bm25 else None
-        sparse = bm25.query_vector(query) if mode is not SearchMode.dense else None
-        found = self.store.search(dense, sparse, k=k, filters=filters, fusion=fusion, prefetch=prefetch)
-        return [_hit(payload, score, rank) for rank, (payload, score) in enumerate(found, start=1)]
+        if self._batcher is not None:
+            return self._batcher.future(search)
+        future: Future[list[SearchHit]] = Future()
+        try:
+            future.set_result(self.search_many([search])[0])
+        except Exception as exc:  # raised by the caller's result(), as a batched search's error would be
+            future.set_exception(exc)
+        return future
+
+    def search_many(self, searches: Sequence[Search]) -> list[list[SearchHit]]:
+        """Several searches in one model call and one Qdrant batch (each query text embedded once)."""
+        texts = list(dict.fromkeys(s.query for s in searches if s.mode is not SearchMode.bm25))
+        vectors = dict(zip(texts, self.embedder.embed_queries(texts))) if texts else {}
+        queries = [
+            VectorQuery(
+                dense=vectors[s.query] if s.mode is not SearchMode.bm25 else None,
+                sparse=bm25.query_vector(s.query) if s.mode is not SearchMode.dense else None,
+                k=s.k,
+                filters=s.filters,
+                fusion=s.fusion,
+                prefetch=s.prefetch,
+            )
+            for s in searches
+        ]
+        return [
+            [_hit(payload, score, rank) for rank, (payload, score) in enumerate(found, start=1)]
+            for found in self.store.search_many(queries)
+        ]
+
+    @contextmanager
+    def batching_searches(self) -> Iterator[None]:
+        """While open, concurrent `search` calls (a server's request threads) run as batches on one thread."""
+        batcher: Batcher[Search, list[SearchHit]] = Batcher(self.search_many, name="search-batcher")
+        self._batcher = batcher
+        try:
+            yield
+        finally:
+            self._batcher = None
+            batcher.close()
 
     def document(self, doc_id: str) -> LegalDocument | None:
         return self.records.load(doc_id)

@@ -56,7 +56,7 @@ def create_app(settings: Settings | None = None, index=None) -> FastAPI:
 
             app.state.index = Index.open(settings)
         try:
-            with app.state.index.batching_queries():
+            with app.state.index.batching_searches():
                 app.state.index.embedder.embed_query("¿qué dispone?")  # load the weights now, not in a request
                 yield
         finally:

@@ -10,6 +10,7 @@ from retrieval.store.base import (
     Store,
     StoreError,
     StoreStats,
+    VectorQuery,
     point_id,
 )
 
@@ -20,6 +21,7 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreStats",
+    "VectorQuery",
     "index_exists",
     "open_store",
     "point_id",

@@ -101,6 +101,35 @@ class Where:
     exclude_ids: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class VectorQuery:
+    """One search: a dense vector, a BM25 vector, or both (fused); what `Store.search_many` takes a list of."""
+
+    dense: np.ndarray | None
+    sparse: SparseVector | None
+    k: int = 10
+    filters: SearchFilters | None = None
+    fusion: Fusion = Fusion.rrf
+    prefetch: int = 50
+    exact: bool = False
+
+
+@dataclass(frozen=True)
+class PlannedQuery:
+    """A VectorQuery as a backend runs it: both sides present, the where-clause built, prefetch ≥ limit."""
+
+    dense: np.ndarray | None
+    sparse: SparseVector | None
+    limit: int
+    where: Where
+    fusion: Fusion
+    prefetch: int
+    exact: bool
+
+
+Hits = list[tuple[dict[str, Any], float]]
+
+
 @dataclass
 class StoreStats:
     backend: str
@@ -178,16 +207,8 @@ class Store(ABC):
     def _retrieve(self, ids: list[str]) -> list[dict[str, Any]]: ...
 
     @abstractmethod
-    def _query(
-        self,
-        dense: np.ndarray | None,
-        sparse: SparseVector | None,
-        limit: int,
-        where: Where,
-        fusion: Fusion,
-        prefetch: int,
-        exact: bool,
-    ) -> list[tuple[dict[str, Any], float]]: ...
+    def _query_many(self, queries: list[PlannedQuery]) -> list[Hits]:
+        """Payloads and scores per query, in order; one planned batch where the backend has one."""
 
     def flush(self) -> None:
         """Make writes durable (no-op where the backend is durable per call)."""
@@ -256,13 +277,23 @@ class Store(ABC):
         fusion: Fusion = Fusion.rrf,
         prefetch: int = 50,
         exact: bool = False,
-    ) -> list[tuple[dict[str, Any], float]]:
+    ) -> Hits:
         """Payloads and scores of the best complete chunks: dense, sparse, or both fused (give both vectors)."""
-        if sparse is not None and not sparse.indices:
-            sparse = None  # a query of stopwords only has no BM25 side
-        if dense is None and sparse is None:
-            return []
-        return self._query(dense, sparse, k, filters_where(filters), fusion, max(prefetch, k), exact)
+        return self.search_many([VectorQuery(dense, sparse, k, filters, fusion, prefetch, exact)])[0]
+
+    def search_many(self, queries: Sequence[VectorQuery]) -> list[Hits]:
+        """Several searches at once: Qdrant plans them as one batch (a server answering many clients)."""
+        planned: list[PlannedQuery | None] = []
+        for q in queries:
+            sparse = q.sparse if q.sparse is not None and q.sparse.indices else None  # stopwords only: no BM25 side
+            if q.dense is None and sparse is None:
+                planned.append(None)
+                continue
+            where = filters_where(q.filters)
+            planned.append(PlannedQuery(q.dense, sparse, q.k, where, q.fusion, max(q.prefetch, q.k), q.exact))
+        runnable = [p for p in planned if p is not None]
+        results = iter(self._query_many(runnable) if runnable else [])
+        return [next(results) if p is not None else [] for p in planned]
 
     def chunk_payload(self, chunk_id: str) -> dict[str, Any] | None:
         found = [p for p in self._retrieve([point_id(chunk_id)]) if p.get(STATE) == COMPLETE]

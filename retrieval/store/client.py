@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import numpy as np
 from qdrant_client import QdrantClient
 from qdrant_client import models as m
 
@@ -26,7 +25,9 @@ from retrieval.store.base import (
     SPARSE,
     STATE,
     DateRange,
+    Hits,
     Match,
+    PlannedQuery,
     PointData,
     Store,
     Where,
@@ -135,39 +136,32 @@ class ClientStore(Store):
     def _retrieve(self, ids: list[str]) -> list[dict[str, Any]]:
         return [r.payload or {} for r in self.client.retrieve(self.collection, ids, with_payload=True)]
 
-    def _query(
-        self,
-        dense: np.ndarray | None,
-        sparse: SparseVector | None,
-        limit: int,
-        where: Where,
-        fusion: Fusion,
-        prefetch: int,
-        exact: bool,
-    ) -> list[tuple[dict[str, Any], float]]:
-        flt = _filter(where)
-        params = m.SearchParams(hnsw_ef=HNSW_EF, exact=exact)
+    def _query_many(self, queries: list[PlannedQuery]) -> list[Hits]:
+        responses = self.client.query_batch_points(self.collection, requests=[self._request(q) for q in queries])
+        return [[(p.payload or {}, float(p.score)) for p in response.points] for response in responses]
+
+    @staticmethod
+    def _request(query: PlannedQuery) -> m.QueryRequest:
+        flt = _filter(query.where)
         searches = []
-        if dense is not None:
-            searches.append((dense.tolist(), DENSE, params))
-        if sparse is not None:
-            searches.append((_sparse(sparse), SPARSE, m.SearchParams(exact=exact)))
+        if query.dense is not None:
+            searches.append((query.dense.tolist(), DENSE, m.SearchParams(hnsw_ef=HNSW_EF, exact=query.exact)))
+        if query.sparse is not None:
+            searches.append((_sparse(query.sparse), SPARSE, m.SearchParams(exact=query.exact)))
         if len(searches) == 1:
-            query, using, params = searches[0]
-            response = self.client.query_points(
-                self.collection, query=query, using=using, query_filter=flt, search_params=params, limit=limit
+            vector, using, params = searches[0]
+            return m.QueryRequest(
+                query=vector, using=using, filter=flt, params=params, limit=query.limit, with_payload=True
             )
-        else:
-            response = self.client.query_points(
-                self.collection,
-                prefetch=[
-                    m.Prefetch(query=qy, using=us, params=pa, filter=flt, limit=prefetch) for qy, us, pa in searches
-                ],
-                query=m.RrfQuery(rrf=m.Rrf(k=RRF_K)) if fusion is Fusion.rrf else m.FusionQuery(fusion=m.Fusion.DBSF),
-                query_filter=flt,
-                limit=limit,
-            )
-        return [(p.payload or {}, float(p.score)) for p in response.points]
+        return m.QueryRequest(
+            prefetch=[
+                m.Prefetch(query=qy, using=us, params=pa, filter=flt, limit=query.prefetch) for qy, us, pa in searches
+            ],
+            query=m.RrfQuery(rrf=m.Rrf(k=RRF_K)) if query.fusion is Fusion.rrf else m.FusionQuery(fusion=m.Fusion.DBSF),
+            filter=flt,
+            limit=query.limit,
+            with_payload=True,
+        )
 
     def close(self) -> None:
         self.client.close()

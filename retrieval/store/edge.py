@@ -12,7 +12,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import qdrant_edge as q
 
 from retrieval.bm25 import SparseVector
@@ -28,7 +27,9 @@ from retrieval.store.base import (
     SPARSE,
     STATE,
     DateRange,
+    Hits,
     Match,
+    PlannedQuery,
     PointData,
     Store,
     StoreError,
@@ -161,35 +162,33 @@ class EdgeStore(Store):
     def _retrieve(self, ids: list[str]) -> list[dict[str, Any]]:
         return [r.payload or {} for r in self.shard.retrieve(ids, True, False)]
 
-    def _query(
-        self,
-        dense: np.ndarray | None,
-        sparse: SparseVector | None,
-        limit: int,
-        where: Where,
-        fusion: Fusion,
-        prefetch: int,
-        exact: bool,
-    ) -> list[tuple[dict[str, Any], float]]:
-        flt = _filter(where)
-        params = q.SearchParams(hnsw_ef=HNSW_EF, exact=exact)
-        searches = []
-        if dense is not None:
-            searches.append((q.Query.Nearest(dense.tolist(), using=DENSE), params))
-        if sparse is not None:
-            searches.append((q.Query.Nearest(_sparse(sparse), using=SPARSE), q.SearchParams(exact=exact)))
-        if len(searches) == 1:
-            query, params = searches[0]
-            request = q.QueryRequest(limit=limit, query=query, filter=flt, params=params, with_payload=True)
+    def _query_many(self, queries: list[PlannedQuery]) -> list[Hits]:
+        requests = [self._request(query) for query in queries]
+        if len(requests) == 1:
+            found = [self.shard.query(requests[0])]
         else:
-            request = q.QueryRequest(
-                limit=limit,
-                prefetches=[q.Prefetch(limit=prefetch, query=qy, params=pa, filter=flt) for qy, pa in searches],
-                query=q.Fusion.Rrf(k=RRF_K) if fusion is Fusion.rrf else q.Fusion.Dbsf(),
-                filter=flt,
-                with_payload=True,
-            )
-        return [(p.payload or {}, float(p.score)) for p in self.shard.query(request)]
+            found = self.shard.query_batch(q.QueryBatchRequest(requests))
+        return [[(p.payload or {}, float(p.score)) for p in points] for points in found]
+
+    @staticmethod
+    def _request(query: PlannedQuery) -> q.QueryRequest:
+        flt = _filter(query.where)
+        searches = []
+        if query.dense is not None:
+            params = q.SearchParams(hnsw_ef=HNSW_EF, exact=query.exact)
+            searches.append((q.Query.Nearest(query.dense.tolist(), using=DENSE), params))
+        if query.sparse is not None:
+            searches.append((q.Query.Nearest(_sparse(query.sparse), using=SPARSE), q.SearchParams(exact=query.exact)))
+        if len(searches) == 1:
+            nearest, params = searches[0]
+            return q.QueryRequest(limit=query.limit, query=nearest, filter=flt, params=params, with_payload=True)
+        return q.QueryRequest(
+            limit=query.limit,
+            prefetches=[q.Prefetch(limit=query.prefetch, query=qy, params=pa, filter=flt) for qy, pa in searches],
+            query=q.Fusion.Rrf(k=RRF_K) if query.fusion is Fusion.rrf else q.Fusion.Dbsf(),
+            filter=flt,
+            with_payload=True,
+        )
 
     def flush(self) -> None:
         self.shard.flush()

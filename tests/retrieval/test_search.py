@@ -107,3 +107,26 @@ def test_cli_search_errors_are_one_line(home, tmp_path, monkeypatch):
     monkeypatch.setenv("GACETA_HOME", str(tmp_path / "empty"))
     missing = CliRunner().invoke(app, ["search", "trabajadores"])
     assert missing.exit_code == 1 and "gaceta ingest" in missing.output
+
+
+QUESTIONS = [
+    "¿Qué establece el artículo 9o. sobre la información a los trabajadores?",
+    "objeciones de los trabajadores a la declaración anual",
+    "plazo para el reparto de utilidades",
+    "objeciones de los trabajadores a la declaración anual",  # the same text twice in one batch
+    "de la que el",  # stopwords only
+]
+
+
+def test_concurrent_searches_while_batching_get_what_a_lone_search_gets(index):
+    from concurrent.futures import ThreadPoolExecutor
+
+    modes = [SearchMode.hybrid, SearchMode.hybrid, SearchMode.dense, SearchMode.bm25, SearchMode.bm25]
+    alone = [[h.chunk.chunk_id for h in index.search(q, k=4, mode=m)] for q, m in zip(QUESTIONS, modes)]
+    with index.batching_searches(), ThreadPoolExecutor(len(QUESTIONS)) as pool:
+        futures = [pool.submit(index.search, q, 4, m) for q, m in zip(QUESTIONS, modes) for _ in range(4)]
+        batched = [[h.chunk.chunk_id for h in f.result(timeout=60)] for f in futures]
+    assert batched == [ids for ids in alone for _ in range(4)]
+    assert alone[0] and alone[-1] == []
+    with pytest.raises(ValueError, match="k must be at least 1"):
+        index.search(QUESTIONS[0], k=0)

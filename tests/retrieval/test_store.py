@@ -10,7 +10,7 @@ import pytest
 
 from retrieval import bm25
 from retrieval.models import Fusion, SearchFilters
-from retrieval.store.base import PENDING, ModelMismatchError, PointData
+from retrieval.store.base import PENDING, ModelMismatchError, PointData, VectorQuery
 from tests.index_fixtures import STORE_KINDS, open_test_store
 
 pytestmark = [
@@ -192,3 +192,19 @@ def test_second_opener_of_an_embedded_index_is_told_who_owns_it(tmp_path):
         with pytest.raises(IndexInUseError, match=f"pid {os.getpid()}"):
             open_test_store("edge", tmp_path, DIM)
     open_test_store("edge", tmp_path, DIM).close()
+
+
+def test_search_many_answers_each_query_as_search_does(store):
+    queries = [
+        VectorQuery(_vector(TEXTS["ley-c"][0]), bm25.query_vector("tierras y aguas"), k=3),
+        VectorQuery(None, bm25.query_vector("de la que el"), k=5),  # stopwords only: nothing to search
+        VectorQuery(None, bm25.query_vector("NOM-035-STPS-2018 psicosocial"), k=2),
+        VectorQuery(_vector("anything"), None, k=10, filters=SearchFilters(doc_type=["NOM"])),
+        VectorQuery(_vector("acero"), bm25.query_vector("aranceles acero"), k=2, fusion=Fusion.dbsf),
+    ]
+    batched = store.search_many(queries)
+    one_by_one = [store.search(q.dense, q.sparse, k=q.k, filters=q.filters, fusion=q.fusion) for q in queries]
+    assert [_ids(found) for found in batched] == [_ids(found) for found in one_by_one]
+    assert _ids(batched[0])[0] == "ley-c:00000" and batched[1] == []
+    assert _ids(batched[2])[0] == "dof-b:00000"
+    assert {p["doc_id"] for p, _ in batched[3]} == {"dof-b"}

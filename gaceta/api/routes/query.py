@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from gaceta.api.deps import get_index, get_settings
 from gaceta.api.schemas import AskRequest, SearchRequest, SearchResponse
 from retrieval.answers import ask, ask_stream
 from retrieval.answers.models import Answer
+from retrieval.index import Search
 from retrieval.settings import Settings
 
 router = APIRouter(tags=["query"])
@@ -22,9 +24,13 @@ JSON of the event model in `retrieval.answers.models`."""
 
 
 @router.post("/search", response_model=SearchResponse, summary="Hybrid (or dense / BM25) search over chunks")
-def search(body: SearchRequest, index=Depends(get_index)) -> SearchResponse:
-    hits = index.search(body.query, k=body.k, mode=body.mode, filters=body.search_filters())
-    return SearchResponse(query=body.query, mode=body.mode, k=body.k, hits=hits)
+async def search(body: SearchRequest, index=Depends(get_index)) -> Response:
+    # Awaited, not run on a worker thread: concurrent searches queue for the index's batch worker (one model call,
+    # one Qdrant batch). The response is serialised once, by pydantic; FastAPI would validate it all over again.
+    search = Search(body.query, k=body.k, mode=body.mode, filters=body.search_filters())
+    hits = await asyncio.wrap_future(index.search_future(search))
+    response = SearchResponse(query=body.query, mode=body.mode, k=body.k, hits=hits)
+    return Response(response.model_dump_json(), media_type="application/json")
 
 
 @router.post("/ask", response_model=Answer, summary="A cited answer (verified citations, coverage)")
