@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bm25_vs_rank_bm25.py --size 1000000 [--queries 20]
 
 Both sides index the same term lists (benchmarks/synthetic.py: real Spanish/English BM25 terms, Zipf-distributed)
-and answer the same real XQuAD-es questions, analysed by our Spanish analyzer. Prints per-query latency of each,
+and answer the same real XQuAD-es questions, analysed by our analyzer (Spanish for these texts). Prints per-query latency of each,
 the speed-up (goal ≥ 50× at 1M chunks; DESIGN.md measured rank-bm25 at 1.8 s/query there) and the top-10 overlap
 (the two rank alike; the test suite checks that on real text). rank-bm25 holds the whole corpus in Python objects:
 about 4-5 GB at 1M chunks. A BM25 query never touches the dense vectors, so the points carry 4-d stand-ins (the
@@ -48,7 +48,7 @@ def main() -> None:
     from retrieval.index import Index
     from retrieval.models import SearchMode
     from retrieval.settings import Settings
-    from retrieval.spanish_analyzer import analyze
+    from retrieval.text_analysis import analyze
 
     settings = Settings()
     embedder = _Stub()

@@ -18,7 +18,7 @@ import numpy as np
 from ingest.models import Chunk, LegalDocument
 from retrieval import bm25
 from retrieval.index import Embedded
-from retrieval.spanish_analyzer import analyze
+from retrieval.text_analysis import analyze
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "eval"
 VOCAB = 200_000

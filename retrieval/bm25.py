@@ -18,10 +18,14 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
-from retrieval.spanish_analyzer import analyze
+from retrieval.text_analysis import analyze
 
 K1 = 1.2
 B = 0.75
+# What `analyze` makes of a text, versioned: an index records the version it was built with and opening it with
+# another is an error, since its stored terms would no longer meet the queries'. Bump it when analysis changes.
+ANALYZER_VERSION = "es-en-1"
+LEGACY_ANALYZER_VERSION = "es-1"  # the Spanish-only analysis of indexes written before the version was recorded
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from ingest.models import Sentence
 from retrieval.answers.base import Draft, DraftEvent, claim, replay, sentences_of
 from retrieval.answers.models import TextSegment
 from retrieval.models import SearchHit
-from retrieval.spanish_analyzer import analyze
+from retrieval.text_analysis import analyze
 
 NOT_FOUND = "No encontré en los documentos recuperados información que responda a esta pregunta."
 MAX_SENTENCES = 3

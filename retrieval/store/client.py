@@ -22,6 +22,7 @@ from retrieval.store.base import (
     HNSW_M,
     PAYLOAD_INDEXES,
     RRF_K,
+    RRF_WEIGHTS,
     SPARSE,
     STATE,
     DateRange,
@@ -34,6 +35,8 @@ from retrieval.store.base import (
     point_id,
 )
 
+_RRF = m.RrfQuery(rrf=m.Rrf(k=RRF_K, weights=list(RRF_WEIGHTS)))
+_DBSF = m.FusionQuery(fusion=m.Fusion.DBSF)
 _SCHEMAS = {
     "keyword": m.PayloadSchemaType.KEYWORD,
     "integer": m.PayloadSchemaType.INTEGER,
@@ -157,7 +160,7 @@ class ClientStore(Store):
             prefetch=[
                 m.Prefetch(query=qy, using=us, params=pa, filter=flt, limit=query.prefetch) for qy, us, pa in searches
             ],
-            query=m.RrfQuery(rrf=m.Rrf(k=RRF_K)) if query.fusion is Fusion.rrf else m.FusionQuery(fusion=m.Fusion.DBSF),
+            query=_RRF if query.fusion is Fusion.rrf else _DBSF,
             filter=flt,
             limit=query.limit,
             with_payload=True,

@@ -24,6 +24,7 @@ from retrieval.store.base import (
     HNSW_M,
     PAYLOAD_INDEXES,
     RRF_K,
+    RRF_WEIGHTS,
     SPARSE,
     STATE,
     DateRange,
@@ -185,7 +186,7 @@ class EdgeStore(Store):
         return q.QueryRequest(
             limit=query.limit,
             prefetches=[q.Prefetch(limit=query.prefetch, query=qy, params=pa, filter=flt) for qy, pa in searches],
-            query=q.Fusion.Rrf(k=RRF_K) if query.fusion is Fusion.rrf else q.Fusion.Dbsf(),
+            query=q.Fusion.Rrf(k=RRF_K, weights=list(RRF_WEIGHTS)) if query.fusion is Fusion.rrf else q.Fusion.Dbsf(),
             filter=flt,
             with_payload=True,
         )

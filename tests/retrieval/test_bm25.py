@@ -1,4 +1,4 @@
-"""Spanish analyzer behaviour, and BM25 through Qdrant's sparse path ranked against rank_bm25.BM25Okapi."""
+"""BM25 through Qdrant's sparse path: codes and real questions find their chunks, ranked like rank_bm25.BM25Okapi."""
 
 from __future__ import annotations
 
@@ -9,39 +9,12 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from retrieval import bm25
-from retrieval.spanish_analyzer import analyze
+from retrieval.evaluation.corpus import build_corpus
+from retrieval.evaluation.datasets import load_dataset
+from retrieval.evaluation.metrics import recall_at_k
 from retrieval.store.base import PointData
+from retrieval.text_analysis import analyze
 from tests.index_fixtures import open_test_store
-
-
-def test_accents_case_and_stemming_fold_together():
-    assert analyze("CONSTITUCIÓN") == analyze("constitucion") == analyze("Constituciones")[:1]
-    assert analyze("las tierras y aguas") == analyze("Tierra agua")
-    assert analyze("año") != analyze("ano")  # ñ is a letter of its own, not an accented n
-
-
-def test_stopwords_are_dropped_and_content_words_kept():
-    assert analyze("de la que el en y a los del se las por") == []
-    assert analyze("El trabajador tiene derecho") == analyze("trabajador derecho")
-
-
-def test_article_references_match_in_all_spellings():
-    for spelling in ("art. 27", "Art 27", "artículo 27", "ARTÍCULO 27.-", "art.27"):
-        terms = analyze(spelling)
-        assert "articulo_27" in terms, spelling
-        assert "27" in terms, spelling
-    assert "articulo_27" not in analyze("el 27 de marzo, conforme al artículo")
-
-
-def test_nom_codes_are_one_term_and_their_parts():
-    terms = analyze("conforme a la NOM-035-STPS-2018, Factores de riesgo")
-    assert "nom-035-stps-2018" in terms
-    assert {"nom", "035", "stps", "2018"} <= set(terms)
-
-
-def test_numbers_are_kept():
-    assert analyze("1,500 pesos el 15 de enero de 2025")[:1] == ["1,500"]
-    assert "2025" in analyze("15 de enero de 2025")
 
 
 def test_code_query_ranks_the_chunk_that_cites_the_code_first(tmp_path):
@@ -71,14 +44,16 @@ def _index(store, texts: list[str]) -> None:
 def xquad(eval_dir):
     data = json.loads((eval_dir / "xquad_es" / "xquad.es.json").read_text())
     paragraphs = [p for article in data["data"] for p in article["paragraphs"]]
-    return [p["context"] for p in paragraphs], [qa["question"] for p in paragraphs for qa in p["qas"]]
+    pairs = [(p["context"], qa["question"]) for p in paragraphs for qa in p["qas"]]
+    return [p["context"] for p in paragraphs], [question for _, question in pairs], pairs
 
 
 @pytest.mark.filterwarnings("ignore:Payload indexes have no effect:UserWarning")
 @pytest.mark.parametrize(("kind", "stride"), [("edge", 1), ("client", 4)])  # local mode is slow at sparse queries
 def test_qdrant_bm25_ranks_like_bm25okapi_on_xquad_es(tmp_path, xquad, kind, stride):
     """Our sparse vectors + Qdrant's IDF modifier vs the rank_bm25 oracle, same analyzer, same k1 and b."""
-    contexts, questions = xquad[0], xquad[1][::stride]
+    contexts, questions, _ = xquad
+    questions = questions[::stride]
     oracle = BM25Okapi([analyze(c) for c in contexts], k1=bm25.K1, b=bm25.B)
     with open_test_store(kind, tmp_path, dim=4) as store:
         _index(store, contexts)
@@ -89,3 +64,27 @@ def test_qdrant_bm25_ranks_like_bm25okapi_on_xquad_es(tmp_path, xquad, kind, str
             theirs = [i for i in np.argsort(-scores, kind="stable")[:10] if scores[i] > 0]
             overlaps.append(len(set(ours) & set(theirs)) / max(len(theirs), 1))
     assert np.mean(overlaps) >= 0.9, np.mean(overlaps)
+
+
+@pytest.fixture(scope="module")
+def anthropic(eval_dir):
+    return load_dataset(eval_dir / "anthropic_contextual_retrieval")
+
+
+def test_english_code_and_spanish_prose_share_one_index(tmp_path, anthropic, xquad):
+    """One index holding the cookbook's 737 code chunks and the 240 XQuAD-es paragraphs: English questions find
+    their code (the Spanish-only analyzer reached Pass@10 0.67 on these alone), Spanish questions their paragraph."""
+    corpus = build_corpus(anthropic)
+    chunks = [c for _, cs in corpus.documents for c in cs]
+    contexts, _, pairs = xquad
+    texts = [c.embedding_text() for c in chunks] + contexts
+    with open_test_store("edge", tmp_path, dim=4) as store:
+        _index(store, texts)
+        def ranked(query: str) -> list[int]:
+            return [p["index"] for p, _ in store.search(None, bm25.query_vector(query), k=10)]
+        code = np.mean([recall_at_k([corpus.passage_of[chunks[i].chunk_id] for i in ranked(q.text) if i < len(chunks)],
+                                    q.gold, 10) for q in anthropic.queries])
+        spanish = np.mean([contexts.index(context) + len(chunks) in ranked(question)[:5]
+                           for context, question in pairs[::5]])
+    assert code >= 0.85, code
+    assert spanish >= 0.95, spanish

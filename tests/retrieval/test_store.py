@@ -208,3 +208,17 @@ def test_search_many_answers_each_query_as_search_does(store):
     assert _ids(batched[0])[0] == "ley-c:00000" and batched[1] == []
     assert _ids(batched[2])[0] == "dof-b:00000"
     assert {p["doc_id"] for p, _ in batched[3]} == {"dof-b"}
+
+
+def test_an_index_built_with_another_bm25_analysis_must_be_rebuilt(tmp_path):
+    import json
+
+    with open_test_store("edge", tmp_path, DIM) as s:
+        s.upsert_document("ley-c", _points(s, "ley-c", TEXTS["ley-c"]))
+        meta_path = next(tmp_path.rglob("meta.json"))
+    meta = json.loads(meta_path.read_text())
+    assert meta["bm25_analyzer"] == bm25.ANALYZER_VERSION
+    del meta["bm25_analyzer"]  # as an index written before the analysis was versioned
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(ModelMismatchError, match=f"BM25 analysis '{bm25.LEGACY_ANALYZER_VERSION}'.*rebuild"):
+        open_test_store("edge", tmp_path, DIM)

@@ -1,0 +1,182 @@
+"""Text → BM25 terms in the text's own language: Spanish (the gazettes) or English (regulations, code, comments).
+
+A text is analysed with the stop list and Snowball stemmer of its language (`detect_languages`: the one whose
+distinctive function words, and for Spanish accented letters, occur more often). Analysing English as Spanish
+keeps "the", "of", "is" as content terms that flood BM25 and leaves "executors"/"executor" or "running"/"run"
+apart. A text with no evidence either way (code, a bare keyword query, a table) gets both stems of each word, so
+it meets Spanish and English texts alike. Queries go through the same function: a Spanish question meets Spanish
+chunks with the same stems, and "despidos injustificados" typed without a function word still finds `desp`.
+
+Legal references and identifiers must stay findable, so numbers are kept and compound tokens are emitted twice:
+a hyphenated, dotted, `::` or snake_case code ("NOM-035-STPS-2018", "1.500", "run_target") is one unstemmed term
+*and* its stemmed parts; a camelCase word ("DiffExecutor") is its stemmed whole and its parts. In Spanish,
+"art. 27" / "artículo 27" both yield `articul`, `27` and the reference term `articulo_27`, so a query for an
+article number prefers chunks that cite that very article over chunks that merely contain the number.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+from typing import Literal
+
+import Stemmer
+
+Language = Literal["spanish", "english"]
+LANGUAGES: tuple[Language, ...] = ("spanish", "english")
+
+# Snowball's Spanish stop list (accents folded), plus the common forms of ser/estar/haber/tener it lists.
+_SPANISH = """
+de la que el en y a los del se las por un para con no una su al lo como mas pero sus le ya o este si porque esta
+entre cuando muy sin sobre tambien me hasta hay donde quien desde todo nos durante todos uno les ni contra otros ese
+eso ante ellos e esto mi antes algunos que unos yo otro otras otra el tanto esa estos mucho quienes nada muchos cual
+poco ella estar estas algunas algo nosotros mis tu te ti tus ellas nosotras vosotros vosotras os mio mia mios mias
+tuyo tuya tuyos tuyas suyo suya suyos suyas nuestro nuestra nuestros nuestras vuestro vuestra vuestros vuestras esos
+esas estoy estas esta estamos estais estan este estes estemos esteis esten estare estaras estara estaremos estareis
+estaran estaria estarias estariamos estariais estarian estaba estabas estabamos estabais estaban estuve estuviste
+estuvo estuvimos estuvisteis estuvieron estuviera estuvieras estuvieramos estuvierais estuvieran estuviese
+estuvieses estuviesemos estuvieseis estuviesen estando estado estada estados estadas estad he has ha hemos habeis
+han haya hayas hayamos hayais hayan habre habras habra habremos habreis habran habria habrias habriamos habriais
+habrian habia habias habiamos habiais habian hube hubiste hubo hubimos hubisteis hubieron hubiera hubieras
+hubieramos hubierais hubieran hubiese hubieses hubiesemos hubieseis hubiesen habiendo habido habida habidos habidas
+soy eres es somos sois son sea seas seamos seais sean sere seras sera seremos sereis seran seria serias seriamos
+seriais serian era eras eramos erais eran fui fuiste fue fuimos fuisteis fueron fuera fueras fueramos fuerais fueran
+fuese fueses fuesemos fueseis fuesen siendo sido tengo tienes tiene tenemos teneis tienen tenga tengas tengamos
+tengais tengan tendre tendras tendra tendremos tendreis tendran tendria tendrias tendriamos tendriais tendrian tenia
+tenias teniamos teniais tenian tuve tuviste tuvo tuvimos tuvisteis tuvieron tuviera tuvieras tuvieramos tuvierais
+tuvieran tuviese tuvieses tuviesemos tuvieseis tuviesen teniendo tenido tenida tenidos tenidas tened
+"""
+# Snowball's English stop list, with the apostrophe forms reduced to what the tokenizer sees ("don't" → "don", "t").
+_ENGLISH = """
+i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself it
+its itself they them their theirs themselves what which who whom this that these those am is are was were be been
+being have has had having do does did doing would should could ought a an the and but if or because as until while
+of at by for with about against between into through during before after above below to from up down in out on off
+over under again further then once here there when where why how all any both each few more most other some such no
+nor not only own same so than too very s t can will just don shall may might must ll re ve d m
+"""
+STOPWORDS: dict[str, frozenset[str]] = {"spanish": frozenset(_SPANISH.split()), "english": frozenset(_ENGLISH.split())}
+# Words that tell the languages apart: each list minus the words both share ("a", "no", "me", "he", "has", …).
+_MARKERS = {
+    "spanish": STOPWORDS["spanish"] - STOPWORDS["english"],
+    "english": STOPWORDS["english"] - STOPWORDS["spanish"],
+}
+
+# Abbreviations that Spanish legal texts and their readers use for the same word.
+_ABBREVIATIONS = {"art": "articulo", "arts": "articulos", "fracc": "fraccion", "frac": "fraccion"}
+_ARTICLE_STEM = "articul"
+
+# A token: word characters, optionally joined by - / . , or :: into a code ("NOM-035-STPS-2018", "1.500", "a::b").
+_TOKEN = re.compile(r"\w+(?:(?:[-/.,]|::)\w+)*")
+_JOINERS = re.compile(r"::|[-/.,_]")
+# camelCase and PascalCase boundaries: "DiffExecutor" → Diff|Executor, "HTTPServer" → HTTP|Server.
+# An acronym's plural stays whole ("DOFs", "PyMEs" → Py|MEs).
+_CAMEL = re.compile(r"(?<=[a-zà-ÿ0-9])(?=[A-ZÀ-Þ])|(?<=[A-ZÀ-Þ])(?=[A-ZÀ-Þ][a-zà-ÿ])(?![A-ZÀ-Þ]s\b)")
+_SPANISH_LETTERS = re.compile(r"[áéíóúñü¿¡]", re.IGNORECASE)
+_NUMBER = re.compile(r"\d[\d.,]*")
+_ORDINAL = re.compile(r"(\d+)(?:o|a|º|ª)")  # "ARTÍCULO 1o.-", "1º", "3a" → 1, 1, 3
+
+
+def _folding_table() -> dict[int, str]:
+    """Map accented Latin letters to their base letter, keeping ñ (año ≠ ano)."""
+    table: dict[int, str] = {}
+    for code in range(0xC0, 0x250):
+        char = chr(code)
+        if char in "ñÑ":
+            continue
+        base = unicodedata.normalize("NFD", char)[0]
+        if base != char and base.isascii() and base.isalpha():
+            table[code] = base.lower()
+    return table
+
+
+_FOLD = _folding_table()
+_STEMMERS = {language: Stemmer.Stemmer(language) for language in STOPWORDS}
+
+
+def normalize(text: str) -> str:
+    """Lowercase and fold accents (ñ kept)."""
+    return text.lower().translate(_FOLD)
+
+
+def detect_languages(text: str) -> tuple[Language, ...]:
+    """The language of `text`: the one whose distinctive function words (and, for Spanish, accented letters and
+    ¿ ¡) occur more often; both when neither shows up (code, a keyword query, a table), so such a text meets
+    Spanish and English texts alike."""
+    return _detect(text, _TOKEN.findall(text))
+
+
+def _detect(text: str, tokens: list[str]) -> tuple[Language, ...]:
+    spanish, english = len(_SPANISH_LETTERS.findall(text)), 0
+    for token in tokens:
+        word = normalize(token)
+        if word in _MARKERS["spanish"]:
+            spanish += 1
+        elif word in _MARKERS["english"]:
+            english += 1
+    if spanish == english == 0:
+        return LANGUAGES
+    return ("english",) if english > spanish else ("spanish",)
+
+
+@lru_cache(maxsize=400_000)
+def _stem(word: str, language: Language) -> str | None:
+    """One plain normalised word → its stemmed term in `language`, or None for a stopword."""
+    if language == "spanish":
+        word = _ABBREVIATIONS.get(word, word)
+    if word in STOPWORDS[language]:
+        return None
+    if word[0].isdigit():
+        ordinal = _ORDINAL.fullmatch(word)
+        return ordinal.group(1) if ordinal else word
+    return _STEMMERS[language].stemWord(word)
+
+
+@lru_cache(maxsize=400_000)
+def _word_terms(word: str, languages: tuple[Language, ...]) -> tuple[str, ...]:
+    """A word's distinct stems in `languages`; none if it is a stopword in any of them."""
+    stems = [_stem(word, language) for language in languages]
+    if None in stems:
+        return ()
+    return tuple(dict.fromkeys(stems))  # type: ignore[arg-type]
+
+
+@lru_cache(maxsize=400_000)
+def _token_terms(token: str, languages: tuple[Language, ...]) -> tuple[tuple[tuple[str, ...], bool], ...]:
+    """One raw token → its terms as (terms, is a word) entries; a word's first stem is what the next number may
+    refer to ("artículo 27"), a compound's whole is not."""
+    if token.isdigit() or (token.islower() and token.isalnum()):  # the common case: a plain word or number
+        stems = _word_terms(token.translate(_FOLD), languages)
+        return ((stems, True),) if stems else ()
+    entries: list[tuple[tuple[str, ...], bool]] = []
+    pieces = [piece for piece in _JOINERS.split(token) if piece]
+    if len(pieces) > 1 or "_" in token:  # a code: its exact spelling is a term ("nom-035-stps-2018", "run_target")
+        entries.append(((normalize(token),), False))
+    for piece in pieces:
+        words = (piece,) if piece.islower() or piece.isupper() else _CAMEL.split(piece)
+        if len(words) > 1:  # camelCase: also the word a reader types in lower case ("diffexecutor")
+            entries.append((_word_terms(normalize(piece), languages), False))
+        entries += ((stems, True) for word in words if (stems := _word_terms(normalize(word), languages)))
+    return tuple((terms, is_word) for terms, is_word in entries if terms)
+
+
+def analyze(text: str, languages: tuple[Language, ...] | None = None) -> list[str]:
+    """The BM25 terms of `text`, in order (duplicates kept: term frequency counts them).
+
+    `languages` forces the analysis; by default they are detected from the text itself.
+    """
+    tokens = _TOKEN.findall(text)
+    if languages is None:
+        languages = _detect(text, tokens)
+    references = "spanish" in languages
+    terms: list[str] = []
+    previous: str | None = None
+    for token in tokens:
+        for stems, is_word in _token_terms(token, languages):
+            if is_word:
+                if references and previous == _ARTICLE_STEM and _NUMBER.fullmatch(stems[0]):
+                    terms.append(f"articulo_{stems[0]}")
+                previous = stems[0]
+            terms += stems
+    return terms
