@@ -24,6 +24,7 @@ from flows.models import STAGES, ContextMode, FileOutcome, FileStatus, IngestSum
 from flows.run_log import record_run
 from flows.tasks import ANTHROPIC_LIMIT, ANTHROPIC_SLOTS, all_indexed, index_file, open_index, optimize_index
 from ingest.contextualize import PROMPT_VERSION
+from retrieval.bm25 import ANALYZER_VERSION
 from retrieval.settings import Settings
 
 
@@ -43,9 +44,11 @@ def context_mode(settings: Settings, requested: bool | None) -> tuple[ContextMod
 
 
 def file_cache_key(sha256: str, chunker_version: str, model_id: str, mode: ContextMode, settings: Settings) -> str:
-    """Same bytes + chunker + embedding model + blurb recipe = same key; anything else re-processes the file."""
+    """Same bytes + chunker + embedding model + BM25 analysis + blurb recipe = same key; anything else re-processes
+    the file."""
     recipe = f"context:{settings.anthropic_model}:{PROMPT_VERSION}" if mode is ContextMode.on else "headers-only"
-    digest = hashlib.sha256("\0".join((chunker_version, model_id, recipe)).encode()).hexdigest()[:16]
+    parts = (chunker_version, model_id, ANALYZER_VERSION, recipe)
+    digest = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
     return f"ingest-{sha256}-{digest}"
 
 

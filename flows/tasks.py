@@ -48,6 +48,14 @@ def open_index(settings: Settings):
         return _indexes[key]
 
 
+def warm_up(settings: Settings) -> None:
+    """Open the index and load what the embedding model loads lazily (tokenizer, weights), which the first file
+    would otherwise wait for; a command does this while Prefect's API server starts on the other core."""
+    embedder = open_index(settings).embedder
+    embedder.count_tokens("calentamiento")
+    embedder.embed_documents(["calentamiento"])
+
+
 def close_indexes() -> None:
     with _indexes_lock:
         for index in _indexes.values():

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from gaceta.cli.common import console, err_console, fail, print_json
+from gaceta.cli.common import console, err_console, fail, print_json, settings
+
+if TYPE_CHECKING:
+    from flows.ephemeral_api import EphemeralAPI
 
 
 def register(app: typer.Typer) -> None:
@@ -29,27 +32,42 @@ def ingest_command(
     # Prefect's INFO lines would tear the progress bar; warnings and errors still show. Set by the user wins.
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     import flows  # noqa: F401  (offline Prefect settings, before Prefect is imported)
-    from flows import progress
-    from flows.ingest_flow import run_ingest
-    from flows.tasks import close_indexes
-    from retrieval.store import StoreError
+    from flows.ephemeral_api import launch_early
 
-    try:
-        if json_out:
-            summary, state = run_ingest([str(p) for p in paths], context=context)
-        else:
-            with _ProgressView() as view, progress.listening(view.on_event):
-                summary, state = run_ingest([str(p) for p in paths], context=context)
-    except StoreError as exc:
-        fail(str(exc))
-    finally:
-        close_indexes()
+    api = launch_early()  # Prefect's API boots on the other core while this process imports and loads the model
+    summary, state = _run(paths, context, json_out, api)
     if json_out:
         print_json(summary)
     else:
         _print_summary(summary, state)
     if state != "Completed":
         raise typer.Exit(1)
+
+
+def _run(paths: list[Path], context: bool | None, json_out: bool, api: EphemeralAPI | None) -> tuple[Any, str]:
+    """Open the index and load the model (while the API boots), then run the flow against the API."""
+    from contextlib import ExitStack, nullcontext
+
+    from flows import progress
+    from flows.ephemeral_api import EphemeralAPIError
+    from flows.ingest_flow import run_ingest
+    from flows.tasks import close_indexes, warm_up
+    from retrieval.embedders import EmbedderError
+    from retrieval.store import StoreError
+
+    try:
+        with ExitStack() as stack:
+            with nullcontext() if json_out else err_console.status("opening the index, starting Prefect's API…"):
+                warm_up(settings())
+                stack.enter_context(api.serving() if api else nullcontext())
+            if json_out:
+                return run_ingest([str(p) for p in paths], context=context)
+            with _ProgressView() as view, progress.listening(view.on_event):
+                return run_ingest([str(p) for p in paths], context=context)
+    except (StoreError, EmbedderError, EphemeralAPIError) as exc:
+        fail(str(exc))
+    finally:
+        close_indexes()
 
 
 class _ProgressView:

@@ -5,7 +5,6 @@ the index (embedded and BM25-indexed, never in the citable text), and without a 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
