@@ -12,6 +12,7 @@ import typer
 
 from gaceta.cli.common import console, fail, open_index, print_json, settings
 
+QUERY_BATCH = 64  # queries of a --queries file embedded and searched together
 FILTER_KEYS = {
     "date_from": "date_from",
     "from": "date_from",
@@ -124,24 +125,21 @@ def register(app: typer.Typer) -> None:
             fail(f"--mode must be one of {[m.value for m in SearchMode]}, --fusion one of {[f.value for f in Fusion]}")
         filters = parse_filters(filter_ or [])
 
-        from retrieval.index import DEFAULT_PREFETCH
+        from retrieval.index import DEFAULT_PREFETCH, Search
 
         config = settings()
         index = open_index(config)
         with index:
-            for text in texts:
-                hits = index.search(
-                    text,
-                    k=k,
-                    mode=search_mode,
-                    filters=filters,
-                    fusion=fusion_kind,
-                    prefetch=prefetch or DEFAULT_PREFETCH,
-                )
-                result = {"query": text, "hits": [hit_json(h) for h in hits]}
-                if as_json and queries is not None:
-                    sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
-                elif as_json:
-                    print_json(result)
-                else:
-                    _print_hits(text, hits)
+            for start in range(0, len(texts), QUERY_BATCH):  # a batch: one model call, one Qdrant query_batch
+                batch = texts[start : start + QUERY_BATCH]
+                searches = [
+                    Search(text, k, search_mode, filters, fusion_kind, prefetch or DEFAULT_PREFETCH) for text in batch
+                ]
+                for text, hits in zip(batch, index.search_many(searches)):
+                    result = {"query": text, "hits": [hit_json(h) for h in hits]}
+                    if as_json and queries is not None:
+                        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+                    elif as_json:
+                        print_json(result)
+                    else:
+                        _print_hits(text, hits)

@@ -7,21 +7,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from retrieval.embedders import Embedder, SentenceTransformerEmbedder, UseV3Embedder
+from retrieval.embedders import Embedder
 
 
 TIMED_QUERIES = 50
 BATCH = 256
-
-
-def _embed_queries(embedder: Embedder, texts: list[str]) -> np.ndarray:
-    """Many queries in one call, embedded exactly as `embed_query` embeds one (query prompt included)."""
-    if isinstance(embedder, SentenceTransformerEmbedder):
-        vectors = embedder.model.encode_query(texts, batch_size=embedder.batch_size, convert_to_numpy=True)
-        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    if isinstance(embedder, UseV3Embedder):  # USE encodes queries and documents alike
-        return embedder.embed_documents(texts)
-    return np.stack([embedder.embed_query(text) for text in texts])
 
 
 class QueryCache(Embedder):
@@ -45,7 +35,7 @@ class QueryCache(Embedder):
         rest = [text for text in dict.fromkeys(queries[timed:]) if text not in self.cache]
         for start in range(0, len(rest), BATCH):
             batch = rest[start : start + BATCH]
-            self.cache.update(zip(batch, _embed_queries(self.base, batch)))
+            self.cache.update(zip(batch, self.base.embed_queries(batch)))
         return timings
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
