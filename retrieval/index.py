@@ -18,10 +18,10 @@ from pydantic import BaseModel
 
 from ingest.models import Chunk, DocumentInfo, LegalDocument
 from retrieval import bm25
+from retrieval.batcher import Batcher
 from retrieval.documents import DocumentRecords
 from retrieval.embedders import Embedder, load_embedder
 from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode
-from retrieval.batcher import Batcher
 from retrieval.settings import Settings
 from retrieval.store import PointData, Store, VectorQuery, open_store
 
