@@ -138,12 +138,7 @@ def embed_task(chunks: list[list[Chunk]], settings: Settings) -> tuple[list[Embe
         t0 = time.perf_counter()
         embedded = index.embed(flat)
         seconds = time.perf_counter() - t0
-    parts, start = [], 0
-    for doc_chunks in chunks:
-        end = start + len(doc_chunks)
-        parts.append(Embedded(embedded.dense[start:end], embedded.sparse[start:end], embedded.lengths[start:end]))
-        start = end
-    return parts, seconds
+    return embedded.split([len(doc_chunks) for doc_chunks in chunks]), seconds
 
 
 @task(name="upsert", cache_policy=NO_CACHE)

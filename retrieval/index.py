@@ -38,6 +38,15 @@ class Embedded:
     sparse: list[bm25.SparseVector]
     lengths: list[int]  # BM25 terms per chunk
 
+    def split(self, sizes: Sequence[int]) -> list[Embedded]:
+        """One batch's rows back into consecutive parts of `sizes` rows (a batch of several documents' chunks)."""
+        parts, start = [], 0
+        for size in sizes:
+            end = start + size
+            parts.append(Embedded(self.dense[start:end], self.sparse[start:end], self.lengths[start:end]))
+            start = end
+        return parts
+
 
 @dataclass(frozen=True)
 class Search:
@@ -120,12 +129,8 @@ class Index:
         """Chunk all, embed all chunks in one batch (fuller model batches), then upsert document by document."""
         chunked = [(doc, self.chunk_document(doc)) for doc in docs]
         embedded = self.embed([c for _, chunks in chunked for c in chunks])
-        start = 0
-        for doc, chunks in chunked:
-            end = start + len(chunks)
-            part = Embedded(embedded.dense[start:end], embedded.sparse[start:end], embedded.lengths[start:end])
+        for (doc, chunks), part in zip(chunked, embedded.split([len(chunks) for _, chunks in chunked])):
             self.upsert(doc, chunks, part)
-            start = end
         return {doc.doc_id: chunks for doc, chunks in chunked}
 
     def delete_document(self, doc_id: str) -> bool:
