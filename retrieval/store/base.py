@@ -9,13 +9,18 @@ supply the primitive operations:
 - point ids are uuid5 of chunk ids, so re-upserting is idempotent;
 - the model id and the BM25 length statistics live in the collection's metadata; opening an index built with
   another model is an error, never silent garbage.
+
+A store that is its data's only writer (`exclusive`: the embedded one holds the index lock) also knows when no
+pending point exists; its searches then skip the `state` filter, which cost a fifth of a hybrid query at 4k chunks.
 """
 
 from __future__ import annotations
 
+import threading
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,6 +137,8 @@ class PlannedQuery:
 
 
 Hits = list[tuple[dict[str, Any], float]]
+# (point id, payload or None when not asked for, score): what a backend's query returns per hit
+Scored = tuple[str, dict[str, Any] | None, float]
 
 
 @dataclass
@@ -153,11 +160,12 @@ def _doc(doc_id: str) -> Match:
 
 
 _COMPLETE = Match(STATE, (COMPLETE,))
+_PENDING = Match(STATE, (PENDING,))
 
 
-def filters_where(filters: SearchFilters | None) -> Where:
-    """Search filters → a Where that also hides incomplete documents."""
-    must: list[Match | DateRange] = [_COMPLETE]
+def filters_where(filters: SearchFilters | None, hide_pending: bool) -> Where:
+    """Search filters → a Where that also hides incomplete documents (unless the store knows there are none)."""
+    must: list[Match | DateRange] = [_COMPLETE] if hide_pending else []
     if filters is not None:
         if filters.date_from or filters.date_to:
             must.append(
@@ -180,10 +188,17 @@ def filters_where(filters: SearchFilters | None) -> Where:
 class Store(ABC):
     backend: str
     location: str
+    # Every write to the data goes through this object (or, for a RemoteStore, through the owner whose revision
+    # it relays): it then knows what is pending, and `revision` moves with every write.
+    exclusive = False
 
     def __init__(self, model_id: str, dim: int):
         self.model_id = model_id
         self.dim = dim
+        self.revision = 0  # bumped before and after every document write: caches of payloads compare it
+        self._guard = threading.Lock()
+        self._writing = 0  # document writes in progress in this process
+        self._pending: int | None = None  # pending points, when known (exclusive stores count them)
 
     # --- primitives each backend supplies -------------------------------------------------------------
     @abstractmethod
@@ -208,11 +223,12 @@ class Store(ABC):
     def _scroll(self, where: Where, fields: list[str]) -> Iterator[dict[str, Any]]: ...
 
     @abstractmethod
-    def _retrieve(self, ids: list[str]) -> list[dict[str, Any]]: ...
+    def _retrieve(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Payloads of the points that exist among `ids`, by point id."""
 
     @abstractmethod
-    def _query_many(self, queries: list[PlannedQuery]) -> list[Hits]:
-        """Payloads and scores per query, in order; one planned batch where the backend has one."""
+    def _query_many(self, queries: list[PlannedQuery], with_payload: bool) -> list[list[Scored]]:
+        """Hits per query, in order; one planned batch where the backend has one."""
 
     def flush(self) -> None:
         """Make writes durable (no-op where the backend is durable per call)."""
@@ -256,28 +272,44 @@ class Store(ABC):
         return int(meta.get("bm25_terms", 0)), int(meta.get("bm25_chunks", 0))
 
     # --- the document protocol ------------------------------------------------------------------------
+    @contextmanager
+    def _writing_document(self) -> Iterator[None]:
+        """Around every document write: waits for an unfiltered search to end, and makes later ones filter."""
+        with self._guard:
+            self._writing += 1
+            self.revision += 1
+        try:
+            yield
+        finally:
+            with self._guard:
+                self._writing -= 1
+                self._pending = None  # recounted when next needed (a failed write may have left some)
+                self.revision += 1
+
     def upsert_document(self, doc_id: str, points: Sequence[PointData]) -> None:
         """Write a document's chunks and make them, and only them, searchable."""
-        old_terms = old_chunks = 0
-        for payload in self._scroll(Where(must=(_doc(doc_id),)), [BM25_LEN]):
-            old_terms += int(payload.get(BM25_LEN, 0))
-            old_chunks += 1
-        for start in range(0, len(points), UPSERT_BATCH):
-            self._upsert(points[start : start + UPSERT_BATCH], PENDING)
-        self._delete(Where(must=(_doc(doc_id),), exclude_ids=tuple(point_id(p.chunk_id) for p in points)))
-        self._set_payload(Where(must=(_doc(doc_id),)), {STATE: COMPLETE})
-        self._add_totals(sum(p.bm25_len for p in points) - old_terms, len(points) - old_chunks)
+        with self._writing_document():
+            old_terms = old_chunks = 0
+            for payload in self._scroll(Where(must=(_doc(doc_id),)), [BM25_LEN]):
+                old_terms += int(payload.get(BM25_LEN, 0))
+                old_chunks += 1
+            for start in range(0, len(points), UPSERT_BATCH):
+                self._upsert(points[start : start + UPSERT_BATCH], PENDING)
+            self._delete(Where(must=(_doc(doc_id),), exclude_ids=tuple(point_id(p.chunk_id) for p in points)))
+            self._set_payload(Where(must=(_doc(doc_id),)), {STATE: COMPLETE})
+            self._add_totals(sum(p.bm25_len for p in points) - old_terms, len(points) - old_chunks)
 
     def delete_document(self, doc_id: str) -> int:
         """Remove a document's points; returns how many there were."""
-        terms = chunks = 0
-        for payload in self._scroll(Where(must=(_doc(doc_id),)), [BM25_LEN]):
-            terms += int(payload.get(BM25_LEN, 0))
-            chunks += 1
-        if chunks:
-            self._delete(Where(must=(_doc(doc_id),)))
-            self._add_totals(-terms, -chunks)
-        return chunks
+        with self._writing_document():
+            terms = chunks = 0
+            for payload in self._scroll(Where(must=(_doc(doc_id),)), [BM25_LEN]):
+                terms += int(payload.get(BM25_LEN, 0))
+                chunks += 1
+            if chunks:
+                self._delete(Where(must=(_doc(doc_id),)))
+                self._add_totals(-terms, -chunks)
+            return chunks
 
     def _add_totals(self, terms: int, chunks: int) -> None:
         meta = self._meta()
@@ -301,21 +333,46 @@ class Store(ABC):
 
     def search_many(self, queries: Sequence[VectorQuery]) -> list[Hits]:
         """Several searches at once: Qdrant plans them as one batch (a server answering many clients)."""
-        planned: list[PlannedQuery | None] = []
-        for q in queries:
-            sparse = q.sparse if q.sparse is not None and q.sparse.indices else None  # stopwords only: no BM25 side
-            if q.dense is None and sparse is None:
-                planned.append(None)
-                continue
-            where = filters_where(q.filters)
-            planned.append(PlannedQuery(q.dense, sparse, q.k, where, q.fusion, max(q.prefetch, q.k), q.exact))
-        runnable = [p for p in planned if p is not None]
-        results = iter(self._query_many(runnable) if runnable else [])
-        return [next(results) if p is not None else [] for p in planned]
+        return [[(payload or {}, score) for _, payload, score in hits] for hits in self._search(queries, True)]
+
+    def search_ids_many(self, queries: Sequence[VectorQuery]) -> list[list[tuple[str, float]]]:
+        """`search_many` without payloads: (point id, score) per hit, for a caller that keeps parsed chunks."""
+        return [[(pid, score) for pid, _, score in hits] for hits in self._search(queries, False)]
+
+    def _search(self, queries: Sequence[VectorQuery], with_payload: bool) -> list[list[Scored]]:
+        with self._visibility() as hide_pending:
+            planned: list[PlannedQuery | None] = []
+            for q in queries:
+                sparse = q.sparse if q.sparse is not None and q.sparse.indices else None  # stopwords only: no BM25
+                if q.dense is None and sparse is None:
+                    planned.append(None)
+                    continue
+                where = filters_where(q.filters, hide_pending)
+                planned.append(PlannedQuery(q.dense, sparse, q.k, where, q.fusion, max(q.prefetch, q.k), q.exact))
+            runnable = [p for p in planned if p is not None]
+            results = iter(self._query_many(runnable, with_payload) if runnable else [])
+            return [next(results) if p is not None else [] for p in planned]
+
+    @contextmanager
+    def _visibility(self) -> Iterator[bool]:
+        """Yields whether a search must filter out pending points. An exclusive store with none, and no write in
+        progress, searches unfiltered while holding the guard, so no write can begin underneath that search."""
+        if self.exclusive:
+            with self._guard:
+                if not self._writing:
+                    if self._pending is None:
+                        self._pending = self._count(Where(must=(_PENDING,)))
+                    if not self._pending:
+                        yield False
+                        return
+        yield True
+
+    def payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Payloads of the complete points among `ids`, by point id (a point written since it was found is left out)."""
+        return {pid: p for pid, p in self._retrieve(list(ids)).items() if p.get(STATE) == COMPLETE}
 
     def chunk_payload(self, chunk_id: str) -> dict[str, Any] | None:
-        found = [p for p in self._retrieve([point_id(chunk_id)]) if p.get(STATE) == COMPLETE]
-        return found[0] if found else None
+        return self.payloads([point_id(chunk_id)]).get(point_id(chunk_id))
 
     def has_document(self, doc_id: str) -> bool:
         return self._count(Where(must=(_doc(doc_id), _COMPLETE))) > 0

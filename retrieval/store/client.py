@@ -26,10 +26,10 @@ from retrieval.store.base import (
     SPARSE,
     STATE,
     DateRange,
-    Hits,
     Match,
     PlannedQuery,
     PointData,
+    Scored,
     Store,
     Where,
     point_id,
@@ -54,7 +54,7 @@ def _condition(cond: Match | DateRange) -> m.FieldCondition:
 
 
 def _filter(where: Where | None) -> m.Filter | None:
-    if where is None:
+    if where is None or not (where.must or where.exclude_ids):
         return None
     must_not = [m.HasIdCondition(has_id=list(where.exclude_ids))] if where.exclude_ids else None
     return m.Filter(must=[_condition(c) for c in where.must] or None, must_not=must_not)
@@ -136,15 +136,19 @@ class ClientStore(Store):
             if offset is None:
                 return
 
-    def _retrieve(self, ids: list[str]) -> list[dict[str, Any]]:
-        return [r.payload or {} for r in self.client.retrieve(self.collection, ids, with_payload=True)]
+    def _retrieve(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        return {str(r.id): r.payload or {} for r in self.client.retrieve(self.collection, ids, with_payload=True)}
 
-    def _query_many(self, queries: list[PlannedQuery]) -> list[Hits]:
-        responses = self.client.query_batch_points(self.collection, requests=[self._request(q) for q in queries])
-        return [[(p.payload or {}, float(p.score)) for p in response.points] for response in responses]
+    def _query_many(self, queries: list[PlannedQuery], with_payload: bool) -> list[list[Scored]]:
+        requests = [self._request(q, with_payload) for q in queries]
+        responses = self.client.query_batch_points(self.collection, requests=requests)
+        return [
+            [(str(p.id), p.payload if with_payload else None, float(p.score)) for p in response.points]
+            for response in responses
+        ]
 
     @staticmethod
-    def _request(query: PlannedQuery) -> m.QueryRequest:
+    def _request(query: PlannedQuery, with_payload: bool) -> m.QueryRequest:
         flt = _filter(query.where)
         searches = []
         if query.dense is not None:
@@ -154,7 +158,7 @@ class ClientStore(Store):
         if len(searches) == 1:
             vector, using, params = searches[0]
             return m.QueryRequest(
-                query=vector, using=using, filter=flt, params=params, limit=query.limit, with_payload=True
+                query=vector, using=using, filter=flt, params=params, limit=query.limit, with_payload=with_payload
             )
         return m.QueryRequest(
             prefetch=[
@@ -163,7 +167,7 @@ class ClientStore(Store):
             query=_RRF if query.fusion is Fusion.rrf else _DBSF,
             filter=flt,
             limit=query.limit,
-            with_payload=True,
+            with_payload=with_payload,
         )
 
     def close(self) -> None:

@@ -28,10 +28,10 @@ from retrieval.store.base import (
     SPARSE,
     STATE,
     DateRange,
-    Hits,
     Match,
     PlannedQuery,
     PointData,
+    Scored,
     Store,
     StoreError,
     Where,
@@ -58,7 +58,7 @@ def _condition(cond: Match | DateRange) -> q.FieldCondition:
 
 
 def _filter(where: Where | None) -> q.Filter | None:
-    if where is None:
+    if where is None or not (where.must or where.exclude_ids):
         return None
     must_not = [q.HasIdCondition(set(where.exclude_ids))] if where.exclude_ids else None
     return q.Filter(must=[_condition(c) for c in where.must] or None, must_not=must_not)
@@ -70,6 +70,7 @@ def _sparse(vector: SparseVector) -> q.SparseVector:
 
 class EdgeStore(Store):
     backend = "qdrant-edge"
+    exclusive = True  # the index lock keeps every other process out
 
     def __init__(
         self,
@@ -163,19 +164,21 @@ class EdgeStore(Store):
             if offset is None:
                 return
 
-    def _retrieve(self, ids: list[str]) -> list[dict[str, Any]]:
-        return [r.payload or {} for r in self.shard.retrieve(ids, True, False)]
+    def _retrieve(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        return {str(r.id): r.payload or {} for r in self.shard.retrieve(ids, True, False)}
 
-    def _query_many(self, queries: list[PlannedQuery]) -> list[Hits]:
-        requests = [self._request(query) for query in queries]
+    def _query_many(self, queries: list[PlannedQuery], with_payload: bool) -> list[list[Scored]]:
+        requests = [self._request(query, with_payload) for query in queries]
         if len(requests) == 1:
             found = [self.shard.query(requests[0])]
         else:
             found = self.shard.query_batch(q.QueryBatchRequest(requests))
-        return [[(p.payload or {}, float(p.score)) for p in points] for points in found]
+        if with_payload:
+            return [[(str(p.id), p.payload or {}, float(p.score)) for p in points] for points in found]
+        return [[(str(p.id), None, float(p.score)) for p in points] for points in found]
 
     @staticmethod
-    def _request(query: PlannedQuery) -> q.QueryRequest:
+    def _request(query: PlannedQuery, with_payload: bool) -> q.QueryRequest:
         flt = _filter(query.where)
         searches = []
         if query.dense is not None:
@@ -185,13 +188,15 @@ class EdgeStore(Store):
             searches.append((q.Query.Nearest(_sparse(query.sparse), using=SPARSE), q.SearchParams(exact=query.exact)))
         if len(searches) == 1:
             nearest, params = searches[0]
-            return q.QueryRequest(limit=query.limit, query=nearest, filter=flt, params=params, with_payload=True)
+            return q.QueryRequest(
+                limit=query.limit, query=nearest, filter=flt, params=params, with_payload=with_payload
+            )
         return q.QueryRequest(
             limit=query.limit,
             prefetches=[q.Prefetch(limit=query.prefetch, query=qy, params=pa, filter=flt) for qy, pa in searches],
             query=q.Fusion.Rrf(k=RRF_K, weights=list(RRF_WEIGHTS)) if query.fusion is Fusion.rrf else q.Fusion.Dbsf(),
             filter=flt,
-            with_payload=True,
+            with_payload=with_payload,
         )
 
     def flush(self) -> None:

@@ -222,3 +222,67 @@ def test_an_index_built_with_another_bm25_analysis_must_be_rebuilt(tmp_path):
     meta_path.write_text(json.dumps(meta))
     with pytest.raises(ModelMismatchError, match=f"BM25 analysis '{bm25.LEGACY_ANALYZER_VERSION}'.*rebuild"):
         open_test_store("edge", tmp_path, DIM)
+
+
+def test_pending_points_left_by_a_crash_stay_hidden_after_reopening(tmp_path):
+    """The embedded store drops its `state` filter only when it has counted no pending point: points a killed
+    ingest left pending are found at open, and searches keep filtering them out."""
+    store = open_test_store("edge", tmp_path, DIM)
+    for doc_id, texts in TEXTS.items():
+        store.upsert_document(doc_id, _points(store, doc_id, texts))
+    text = "Decreto de estímulos fiscales a la región fronteriza norte."
+    store._upsert([_pending_point(store, text)], PENDING)  # what a kill between write and completion leaves
+    store.close()
+    store = open_test_store("edge", tmp_path, DIM)
+    try:
+        found = store.search(_vector(text), bm25.query_vector("estímulos fiscales región fronteriza"), k=10)
+        assert found and "dof-x:00000" not in _ids(found)
+        store.delete_document("dof-x")
+        assert store.stats().pending == 0
+        assert _ids(store.search(None, bm25.query_vector("Artículo 27 tierras y aguas"), k=1)) == ["ley-c:00000"]
+    finally:
+        store.close()
+
+
+def test_a_search_during_a_document_write_never_sees_its_pending_points(tmp_path):
+    """A write in progress makes the embedded store filter again: a search made while new chunks are written but
+    not yet marked complete finds neither them nor the chunks they replace (which are already gone)."""
+    import threading
+
+    from retrieval.store.edge import EdgeStore
+
+    class PausingStore(EdgeStore):
+        """Holds every document write just before its chunks are marked complete, until told to go on."""
+
+        def __init__(self, *args):
+            super().__init__(*args)
+            self.pending_written, self.go_on = threading.Event(), threading.Event()
+
+        def _set_payload(self, where, payload):
+            if self.pending_written is not None:
+                self.pending_written.set()
+                self.go_on.wait(30)
+            super()._set_payload(where, payload)
+
+    store = PausingStore(tmp_path / "index", "test", "test-model", DIM)
+    try:
+        paused = store.pending_written
+        store.pending_written = None  # the fixture documents are written without pausing
+        for doc_id, texts in TEXTS.items():
+            store.upsert_document(doc_id, _points(store, doc_id, texts))
+        query = bm25.query_vector("Secretaría del Trabajo norma vigilancia riesgo psicosocial")
+        assert {p["doc_id"] for p, _ in store.search(None, query, k=10)} >= {"dof-b"}  # unfiltered: none pending
+        store.pending_written = paused
+        new_text = ["Versión nueva: la Secretaría del Trabajo vigila la norma de riesgo psicosocial."]
+        writer = threading.Thread(target=store.upsert_document, args=("dof-b", _points(store, "dof-b", new_text)))
+        writer.start()
+        assert paused.wait(30)
+        found = store.search(_vector(new_text[0]), query, k=10)
+        assert "dof-b" not in {p["doc_id"] for p, _ in found}
+        store.go_on.set()
+        writer.join(30)
+        found = store.search(_vector(new_text[0]), query, k=10)
+        assert [p["text"] for p, _ in found if p["doc_id"] == "dof-b"] == new_text
+    finally:
+        store.go_on.set()
+        store.close()
