@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from ingest.models import Chunk, DocumentInfo, LegalDocument
 from retrieval import bm25
 from retrieval.batcher import Batcher
+from retrieval.chunk_cache import ChunkCache, Parsed
 from retrieval.documents import DocumentRecords
 from retrieval.embedders import Embedder, load_embedder
 from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode
@@ -74,9 +75,16 @@ def _payload(doc: DocumentInfo, chunk: Chunk) -> dict[str, Any]:
     return {**chunk.model_dump(mode="json"), "document": doc.model_dump(mode="json")}
 
 
-def _hit(payload: dict[str, Any], score: float, rank: int) -> SearchHit:
+def _parse(payload: dict[str, Any]) -> Parsed:
     chunk = Chunk.model_validate({k: v for k, v in payload.items() if k not in _INTERNAL})
-    return SearchHit(chunk=chunk, document=DocumentInfo.model_validate(payload["document"]), score=score, rank=rank)
+    return chunk, DocumentInfo.model_validate(payload["document"])
+
+
+def _hits(found: Sequence[tuple[Parsed, float]]) -> list[SearchHit]:
+    return [
+        SearchHit(chunk=chunk, document=document, score=score, rank=rank)
+        for rank, ((chunk, document), score) in enumerate(found, start=1)
+    ]
 
 
 class Index:
@@ -87,12 +95,20 @@ class Index:
         self.records = DocumentRecords(settings.documents_dir)
         self._dirty = False
         self._batcher: Batcher[Search, list[SearchHit]] | None = None
+        # Parsed hits are only reused where nothing but this process can change the stored chunks.
+        self._chunks = ChunkCache(settings.chunk_cache) if store.exclusive and settings.chunk_cache else None
 
     @classmethod
-    def open(cls, settings: Settings, embedder: Embedder | None = None) -> Index:
-        """Open (or create) the index `settings` describe, with its configured embedding model."""
+    def open(
+        cls,
+        settings: Settings,
+        embedder: Embedder | None = None,
+        store_opener: Callable[[Settings, int, str], Store] = open_store,
+    ) -> Index:
+        """Open (or create) the index `settings` describe, with its configured embedding model (and, for a process
+        that reads an index another one owns, that owner's store: `RemoteStore.opener`)."""
         embedder = embedder or load_embedder(settings.embedding_model)
-        return cls(settings, embedder, open_store(settings, embedder.dim, embedder.model_id))
+        return cls(settings, embedder, store_opener(settings, embedder.dim, embedder.model_id))
 
     # --- writing ------------------------------------------------------------------------------------
     def chunk_document(self, doc: LegalDocument) -> list[Chunk]:
@@ -184,10 +200,18 @@ class Index:
             )
             for s in searches
         ]
-        return [
-            [_hit(payload, score, rank) for rank, (payload, score) in enumerate(found, start=1)]
-            for found in self.store.search_many(queries)
-        ]
+        if self._chunks is None:
+            return [_hits([(_parse(p), score) for p, score in found]) for found in self.store.search_many(queries)]
+        found = self.store.search_ids_many(queries)
+        revision = self.store.revision  # read before the payloads are: what is cached is never newer than its label
+        parsed = self._chunks.get_many({pid for hits in found for pid, _ in hits}, revision)
+        missing = {pid for hits in found for pid, _ in hits if pid not in parsed}
+        if missing:
+            fetched = {pid: _parse(payload) for pid, payload in self.store.payloads(missing).items()}
+            self._chunks.put_many(fetched, revision)
+            parsed.update(fetched)
+        # A hit whose chunk was rewritten between the search and the fetch is left out, never shown half-written.
+        return [_hits([(parsed[pid], score) for pid, score in hits if pid in parsed]) for hits in found]
 
     @contextmanager
     def batching_searches(self) -> Iterator[None]:
@@ -205,9 +229,7 @@ class Index:
 
     def chunk(self, chunk_id: str) -> Chunk | None:
         payload = self.store.chunk_payload(chunk_id)
-        if payload is None:
-            return None
-        return Chunk.model_validate({k: v for k, v in payload.items() if k not in _INTERNAL})
+        return None if payload is None else _parse(payload)[0]
 
     def has_document(self, doc_id: str) -> bool:
         return self.store.has_document(doc_id)

@@ -20,6 +20,11 @@ class Settings(BaseSettings):
     qdrant_shards: int = 1
     qdrant_replication: int = 1
     collection: str = "gaceta"
+    chunk_cache: int = Field(
+        20_000,
+        ge=0,
+        description="Parsed search hits an embedded index keeps in memory (least recently used go first); 0 = none.",
+    )
 
     # Embeddings
     embedding_model: str = Field(
