@@ -38,10 +38,8 @@ async def require_api_key(
     settings: Settings = Depends(get_settings),
     credentials: HTTPAuthorizationCredentials | None = Depends(_bearer),
 ) -> None:
-    """Constant-time comparison of the bearer token with GACETA_API_KEY; no key configured = open API."""
-    expected = settings.api_key
-    if not expected:
-        return
+    """Constant-time comparison of the bearer token with GACETA_API_KEY (installed only when a key is configured)."""
+    expected = settings.api_key or ""
     if credentials is None or credentials.scheme.lower() != "bearer":
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing API key: send 'Authorization: Bearer <key>'", _CHALLENGE)
     if not secrets.compare_digest(credentials.credentials.encode(), expected.encode()):
