@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from retrieval.index import Index
+from retrieval.models import SearchHit
 from retrieval.settings import Settings
 from retrieval.store.base import Store
 from tests.conftest import pdf
@@ -54,3 +57,28 @@ def open_test_store(
 
         return ClientStore(client or QdrantClient(":memory:"), "test", model_id, dim, location=":memory:")
     raise ValueError(f"unknown store kind {kind!r}")
+
+
+def comparable_hits(results: Sequence[Sequence[SearchHit]]) -> list[tuple[list[float], dict[str, dict]]]:
+    """Per search: the score sequence, and each hit by chunk id (Qdrant orders exact RRF ties arbitrarily)."""
+    return [
+        (
+            [round(hit.score, 6) for hit in hits],
+            {hit.chunk.chunk_id: hit.model_dump(mode="json", exclude={"rank", "score"}) for hit in hits},
+        )
+        for hits in results
+    ]
+
+
+@contextmanager
+def rewritten_chunk(index: Index, chunk_id: str, suffix: str) -> Iterator[None]:
+    """Re-index the chunk's document with `suffix` added to that chunk's text (as a corrected re-ingest would);
+    the original is indexed again on the way out."""
+    doc = index.document(chunk_id.rsplit(":", 1)[0])
+    chunks = index.chunk_document(doc)
+    changed = [c.model_copy(update={"text": c.text + suffix}) if c.chunk_id == chunk_id else c for c in chunks]
+    index.upsert(doc, changed, index.embed(chunks))
+    try:
+        yield
+    finally:
+        index.upsert(doc, chunks, index.embed(chunks))

@@ -10,7 +10,7 @@ from retrieval.chunk_cache import ChunkCache
 from retrieval.index import Index, Search
 from retrieval.models import SearchFilters, SearchMode
 from retrieval.settings import Settings
-from tests.index_fixtures import build_index
+from tests.index_fixtures import build_index, comparable_hits, rewritten_chunk
 
 pytestmark = pytest.mark.filterwarnings("ignore:Payload indexes have no effect:UserWarning")
 
@@ -30,35 +30,22 @@ def index(tmp_path_factory) -> Index:
     index.close()
 
 
-def _dumps(results) -> list[tuple[list[float], dict[str, dict]]]:
-    """Per search: the score sequence, and each hit by chunk id (Qdrant orders exact RRF ties arbitrarily)."""
-    return [
-        ([round(hit.score, 6) for hit in hits],
-         {hit.chunk.chunk_id: hit.model_dump(mode="json", exclude={"rank", "score"}) for hit in hits})
-        for hits in results
-    ]
-
-
 def test_cached_hits_are_the_hits_a_fresh_read_gives(index):
     uncached = Index(Settings(home=index.settings.home, chunk_cache=0), index.embedder, index.store)
     assert index._chunks is not None and uncached._chunks is None
-    expected = _dumps(uncached.search_many(QUERIES))
-    assert all(scores for scores, _ in expected) and _dumps(index.search_many(QUERIES)) == expected  # cold: fetched, then kept
+    expected = comparable_hits(uncached.search_many(QUERIES))
+    assert all(scores for scores, _ in expected)
+    assert comparable_hits(index.search_many(QUERIES)) == expected  # cold: fetched, then kept
     assert len(index._chunks) > 0
-    assert _dumps(index.search_many(QUERIES)) == expected  # warm: from the cache
+    assert comparable_hits(index.search_many(QUERIES)) == expected  # warm: from the cache
 
 
 def test_a_rewritten_document_is_never_served_from_the_cache(index):
     query = Search("tipo de cambio para solventar obligaciones en moneda extranjera", k=3)
     first = index.search_many([query])[0][0]
-    doc = index.document(first.chunk.doc_id)
-    chunks = index.chunk_document(doc)
-    changed = [c.model_copy(update={"text": c.text + " [corregido]"}) if c.chunk_id == first.chunk.chunk_id else c
-               for c in chunks]
-    index.upsert(doc, changed, index.embed(chunks))
-    hit = next(h for h in index.search_many([query])[0] if h.chunk.chunk_id == first.chunk.chunk_id)
-    assert hit.chunk.text.endswith("[corregido]")
-    index.upsert(doc, chunks, index.embed(chunks))
+    with rewritten_chunk(index, first.chunk.chunk_id, " [corregido]"):
+        hit = next(h for h in index.search_many([query])[0] if h.chunk.chunk_id == first.chunk.chunk_id)
+        assert hit.chunk.text.endswith("[corregido]")
     hit = next(h for h in index.search_many([query])[0] if h.chunk.chunk_id == first.chunk.chunk_id)
     assert hit.chunk.text == first.chunk.text
 

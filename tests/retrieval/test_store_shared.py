@@ -12,7 +12,7 @@ from retrieval.index import Index, Search
 from retrieval.models import SearchFilters, SearchMode
 from retrieval.store import StoreError
 from retrieval.store.shared import RemoteStore, StoreHost
-from tests.index_fixtures import build_index
+from tests.index_fixtures import build_index, comparable_hits, rewritten_chunk
 
 REGLAMENTO = "mx_reglamento_arts_121_122_LFT.pdf"
 DOF = "dof_2024-04-01_MAT_pp53-54_landscape_tables.pdf"
@@ -45,19 +45,10 @@ def reader(owner, host) -> Index:
     index.close()
 
 
-def _dumps(results) -> list[tuple[list[float], dict[str, dict]]]:
-    """Per search: the score sequence, and each hit by chunk id (Qdrant orders exact RRF ties arbitrarily)."""
-    return [
-        ([round(hit.score, 6) for hit in hits],
-         {hit.chunk.chunk_id: hit.model_dump(mode="json", exclude={"rank", "score"}) for hit in hits})
-        for hits in results
-    ]
-
-
 def test_a_reader_gets_the_owners_answers(owner, reader):
-    expected = _dumps(owner.search_many(SEARCHES))
+    expected = comparable_hits(owner.search_many(SEARCHES))
     assert all(scores for scores, _ in expected)
-    assert _dumps(reader.search_many(SEARCHES)) == expected
+    assert comparable_hits(reader.search_many(SEARCHES)) == expected
     hit = owner.search_many(SEARCHES[:1])[0][0]
     assert reader.chunk(hit.chunk.chunk_id) == owner.chunk(hit.chunk.chunk_id)
     assert reader.has_document(hit.chunk.doc_id) and not reader.has_document("no-such-doc")
@@ -71,18 +62,11 @@ def test_a_reader_gets_the_owners_answers(owner, reader):
 def test_a_reader_sees_the_owners_writes_at_once(owner, reader):
     search = SEARCHES[0]
     first = reader.search_many([search])[0][0]
-    doc = owner.document(first.chunk.doc_id)
-    chunks = owner.chunk_document(doc)
-    changed = [c.model_copy(update={"text": c.text + " [fe de erratas]"}) if c.chunk_id == first.chunk.chunk_id else c
-               for c in chunks]
-    owner.upsert(doc, changed, owner.embed(chunks))
-    try:
+    with rewritten_chunk(owner, first.chunk.chunk_id, " [fe de erratas]"):
         again = next(h for h in reader.search_many([search])[0] if h.chunk.chunk_id == first.chunk.chunk_id)
         assert again.chunk.text.endswith("[fe de erratas]")
-        owner.delete_document(doc.doc_id)
-        assert doc.doc_id not in {h.chunk.doc_id for h in reader.search_many([search])[0]}
-    finally:
-        owner.upsert(doc, chunks, owner.embed(chunks))
+        owner.delete_document(first.chunk.doc_id)
+        assert first.chunk.doc_id not in {h.chunk.doc_id for h in reader.search_many([search])[0]}
     assert reader.search_many([search])[0][0].chunk.text == first.chunk.text
 
 
