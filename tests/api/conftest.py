@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pymupdf
 import pytest
 import uvicorn
@@ -113,6 +114,9 @@ class LiveServer:
 @pytest.fixture(scope="session")
 def live_url(api_settings, api_index) -> Iterator[str]:
     with LiveServer(create_app(api_settings, api_index)) as server:
+        # FastAPI builds the schema on its first request; schemathesis gives loading it only 10 s, which a CI run on
+        # a loaded machine (this server shares the test process) once exceeded. Build it here, with time to spare.
+        httpx.get(f"{server.url}/openapi.json", timeout=120).raise_for_status()
         yield server.url
 
 
