@@ -1,9 +1,7 @@
-"""`gaceta serve --workers N`: N uvicorn worker processes, each accepting on its own SO_REUSEPORT socket.
+"""`gaceta serve --workers N`: N uvicorn worker processes, fed connections by this (parent) process.
 
-Why not uvicorn's own `--workers`: its workers share one listening socket, and the first to wake accepts every
-pending connection. Under the load benchmark's 50 keep-alive clients that left splits such as 43 / 7 connections for
-the whole run (one core doing most of the work). With a socket per worker the kernel spreads connections across
-them by hash, whichever worker is awake.
+The parent accepts every connection and hands it to the least busy worker (`gaceta.api.handoff`, which says why
+the kernel's own sharing is uneven), and replaces a worker that dies.
 
 With the embedded store this (parent) process owns the index and serves its store to the workers
 (`retrieval.store.shared`); the socket's address and key reach them through the environment, which only this user
@@ -45,12 +43,14 @@ def worker_app() -> FastAPI:
     return create_app(settings, open_index=lambda: Index.open(settings, store_opener=opener))
 
 
-def _run_worker(sock: socket.socket, access_log: bool) -> None:
+def _run_worker(channel: socket.socket, access_log: bool) -> None:
     import uvicorn
 
+    from gaceta.api.handoff import HandoffServer
+
     config = uvicorn.Config("gaceta.api.workers:worker_app", factory=True, log_level="info", access_log=access_log)
-    server = uvicorn.Server(config)
-    server.run(sockets=[sock])
+    server = HandoffServer(config, channel)
+    server.run()
     if not server.started:
         sys.exit(STARTUP_FAILURE)
 
@@ -59,10 +59,8 @@ def _listen(host: str, port: int) -> socket.socket:
     family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
     sock = socket.socket(family, kind, proto)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     sock.bind(address)
     sock.listen(2048)
-    sock.set_inheritable(True)
     return sock
 
 
@@ -73,34 +71,39 @@ def run_workers(host: str, port: int, workers: int, access_log: bool) -> bool:
 
     import uvicorn.config
 
+    from gaceta.api.handoff import Dispatcher
+
     logging.config.dictConfig(uvicorn.config.LOGGING_CONFIG)
-    first = _listen(host, port)
-    port = first.getsockname()[1]  # port 0: the others bind the port the kernel picked
-    sockets = [first, *(_listen(host, port) for _ in range(workers - 1))]
+    listener = _listen(host, port)
+    dispatcher = Dispatcher(listener)
     context = multiprocessing.get_context("spawn")
 
-    def start(sock: socket.socket) -> multiprocessing.process.BaseProcess:
-        process = context.Process(target=_run_worker, args=(sock, access_log), name="gaceta-worker")
+    def start(slot: int) -> multiprocessing.process.BaseProcess:
+        channel = dispatcher.attach(slot)
+        process = context.Process(target=_run_worker, args=(channel, access_log), name="gaceta-worker")
         process.start()
+        channel.close()  # the worker has its own copy now
         return process
 
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    processes = [start(sock) for sock in sockets]
-    log.info("Started %d worker processes on http://%s:%d", workers, host, port)
+    processes = [start(slot) for slot in range(workers)]
+    log.info("Started %d worker processes on http://%s:%d", workers, host, listener.getsockname()[1])
     started = True
     try:
-        while started and not stop.wait(0.5):
-            for i, process in enumerate(processes):
+        while started and not stop.is_set():
+            dispatcher.poll(0.5)
+            for slot, process in enumerate(processes):
                 if process.is_alive():
                     continue
+                dispatcher.detach(slot)
                 if process.exitcode == STARTUP_FAILURE:
                     log.error("worker %d could not start the app (see above); stopping", process.pid)
                     started = False
                     break
                 log.warning("worker %d exited (code %s); starting another", process.pid, process.exitcode)
-                processes[i] = start(sockets[i])
+                processes[slot] = start(slot)
     finally:
         for process in processes:
             process.terminate()
@@ -108,6 +111,6 @@ def run_workers(host: str, port: int, workers: int, access_log: bool) -> bool:
             process.join(timeout=30)
             if process.is_alive():
                 process.kill()
-        for sock in sockets:
-            sock.close()
+        dispatcher.close()
+        listener.close()
     return started
