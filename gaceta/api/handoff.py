@@ -131,7 +131,7 @@ class Dispatcher:
                 worker.open = max(0, worker.open - 1)
 
     def _accept(self) -> None:
-        while True:
+        while self._listening:  # a report read in this same poll may have just taken the last ready worker away
             try:
                 connection, _ = self.listener.accept()
             except (BlockingIOError, InterruptedError):
