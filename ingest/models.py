@@ -26,6 +26,112 @@ class ParseStatus(str, Enum):
     no_text = "no_text"  # OCR ran but found no usable text
 
 
+class HeadingKind(str, Enum):
+    """What a heading is, in the legal grammar (a str enum: compares equal to its value)."""
+
+    poder = "poder"  # PODER EJECUTIVO / PODER JUDICIAL / ORGANISMOS AUTÓNOMOS (DOF sections)
+    issuing_body = "issuing_body"  # SECRETARIA DE MARINA, a court, a ministry
+    title = "title"  # the document opener: "DECRETO por el que…", "ACUERDO…"
+    libro = "libro"
+    part = "part"  # CONSIDERANDO, DECLARACIONES, CLÁUSULAS, RESULTANDO, a lone "DECRETO"/"ACUERDO" line
+    transitorios = "transitorios"  # TRANSITORIOS / ARTÍCULOS TRANSITORIOS
+    titulo = "titulo"
+    capitulo = "capitulo"
+    seccion = "seccion"
+    articulo = "articulo"  # "Artículo 27.-"
+    clause = "clause"  # "PRIMERO.-", "SEGUNDA.- RECURSOS."
+    heading = "heading"  # a generic (typographic) heading
+
+
+class DocType(str, Enum):
+    """The closed vocabulary of document types (`--filter doc_type=…`); ordinals and fragments are never types."""
+
+    constitucion = "CONSTITUCIÓN"
+    ley = "LEY"
+    codigo = "CÓDIGO"
+    reglamento = "REGLAMENTO"
+    decreto = "DECRETO"
+    real_decreto = "REAL DECRETO"
+    acuerdo = "ACUERDO"
+    resolucion = "RESOLUCIÓN"
+    orden = "ORDEN"
+    aviso = "AVISO"
+    nom = "NORMA OFICIAL MEXICANA"
+    convenio = "CONVENIO"
+    lineamientos = "LINEAMIENTOS"
+    addendum = "ADDENDUM"
+    anexo = "ANEXO"
+    listado = "LISTADO"
+    edicto = "EDICTO"
+    circular = "CIRCULAR"
+    convocatoria = "CONVOCATORIA"
+    sentencia = "SENTENCIA"
+    auto = "AUTO"
+    tratado = "TRATADO"  # treaties, declarations, conventions between states
+    estatuto = "ESTATUTO"
+    norma = "NORMA"  # other technical norms, standards, guidelines of agencies
+    indice = "ÍNDICE"  # an edition's front matter / contents, a gazette's summary
+    otro = "OTRO"
+
+
+class ProvisionRole(str, Enum):
+    """The legal role of a chunk's text, decided from the heading structure (weighted in retrieval)."""
+
+    text = "text"  # the provision in force: articles, clauses, the body of a decree or ruling
+    preamble = "preamble"  # considerandos, antecedentes, resultandos, exposición de motivos
+    transitory = "transitory"  # transitory articles of the text itself
+    reform_decree = "reform_decree"  # a reform decree (and its transitory articles) appended to a consolidated law
+    repealed = "repealed"  # an article or part marked "(Se deroga)" / "Derogado"
+    index = "index"  # tables of contents, an edition's summary
+
+
+class AmendmentKind(str, Enum):
+    reformado = "reformado"
+    adicionado = "adicionado"
+    derogado = "derogado"
+    fe_de_erratas = "fe_de_erratas"
+    otro = "otro"  # "Artículo recorrido", "Denominación modificada", …
+
+
+class AmendmentNote(BaseModel):
+    """An amendment note of a consolidated text ("Párrafo reformado DOF 06-02-1976, 10-08-1987"): never quoted."""
+
+    kind: AmendmentKind
+    target: str | None = None  # what was amended, as printed: "párrafo", "artículo", "fracción", "inciso", …
+    dates: list[dt.date] = []
+    text: str  # verbatim, as in the Markdown
+    start: int  # offsets into LegalDocument.markdown
+    end: int
+    article: str | None = None  # canonical key (ingest.references.article_key) of the provision it follows
+
+
+class LegalReference(BaseModel):
+    """A reference to law found in a text ("art. 123, apartado B, fracción IV de la Constitución"), as parsed by
+    `ingest.references.parse_references`. Articles are canonical keys (`ingest.references.article_key`)."""
+
+    text: str  # the reference as written
+    start: int = 0  # offsets into the parsed text
+    end: int = 0
+    articles: list[str] = []  # "27", "3 Bis", "330-A", "5.2"; ranges expanded ("arts. 5o. a 9o." → 5…9)
+    paragraph: int | None = None  # "párrafo tercero" → 3; "Article 5(2)" → 2
+    fraccion: str | None = None  # roman numeral, upper case: "IV"
+    apartado: str | None = None  # "B"
+    inciso: str | None = None  # "b"
+    law: str | None = None  # the law as named: "Ley de Amparo", "LFT", "Constitución", "Real Decreto 353/2024"
+    law_type: DocType | None = None  # the type the name implies (LEY, CÓDIGO, CONSTITUCIÓN, REAL DECRETO, …)
+    law_number: str | None = None  # "353/2024" for numbered dispositions
+    constitutional: bool = False  # "el 27 constitucional", "la Constitución", "CPEUM"
+
+
+class TableSpan(BaseModel):
+    """A table of the document Markdown: the chunker reads these, it never re-detects tables from text."""
+
+    start: int  # offsets into LegalDocument.markdown of the whole table
+    end: int
+    header_end: int  # end of the header row (+ separator row): the part repeated in every chunk of the table
+    pages: list[int] = []
+
+
 class SourceFile(BaseModel):
     path: str
     sha256: str
@@ -41,7 +147,7 @@ class Heading(BaseModel):
 
     level: int = Field(ge=2, le=9)
     text: str
-    kind: str = "heading"  # issuing_body, title, titulo, capitulo, seccion, articulo, transitorios, clause, ...
+    kind: HeadingKind = HeadingKind.heading
     page: int
     start: int  # offset of the heading's Markdown line in LegalDocument.markdown
     end: int
@@ -63,8 +169,15 @@ class DocumentInfo(BaseModel):
     doc_id: str
     title: str
     issuing_body: str | None = None
-    doc_type: str | None = None  # DECRETO, ACUERDO, AVISO, NOM, LEY, RESOLUCION, SENTENCIA, ...
-    publication_date: dt.date | None = None
+    doc_type: DocType | None = None
+    short_title: str | None = None  # how a lawyer names it: "Ley de Amparo", "Real Decreto 353/2024"
+    aliases: list[str] = []  # other names it is cited by: acronyms ("CPEUM", "LFT"), "la Constitución"
+    number: str | None = None  # "353/2024", "03874", a case number
+    gazette: str | None = None  # "DOF", "BOE", "Diario Oficial" (Colombia), "Federal Register", …
+    issue: str | None = None  # the gazette's issue: "núm. 91"
+    publication_date: dt.date | None = None  # a consolidated law: its original publication ("Nueva Ley … el …")
+    last_reform_date: dt.date | None = None  # "Última reforma publicada DOF 21-02-2025"
+    amends: list[LegalReference] = []  # a reform decree: what it amends, parsed from its title
     edition: str | None = None  # e.g. "MAT", "VES"
     section: str | None = None  # e.g. "Primera Sección"
     source_path: str
@@ -79,6 +192,8 @@ class LegalDocument(DocumentInfo):
     markdown: str
     headings: list[Heading] = []
     page_spans: list[PageSpan] = []
+    tables: list[TableSpan] = []
+    amendments: list[AmendmentNote] = []
     ocr_pages: list[int] = []
 
     def info(self) -> DocumentInfo:
@@ -108,6 +223,16 @@ class PageBreak(BaseModel):
     printed: str | None = None
 
 
+class ParagraphMark(BaseModel):
+    """A paragraph of the enclosing article that starts at `offset` (document Markdown), numbered as a lawyer
+    cites it: `paragraph` counts the article's paragraphs (fracciones and incisos are not paragraphs of their own)."""
+
+    offset: int
+    paragraph: int
+    fraccion: str | None = None  # the block is fracción `fraccion` ("IV") of the article
+    inciso: str | None = None
+
+
 class Chunk(BaseModel):
     chunk_id: str  # f"{doc_id}:{index:05d}"
     doc_id: str
@@ -116,6 +241,11 @@ class Chunk(BaseModel):
     text: str  # verbatim LegalDocument.markdown[start:end]; the only citable part
     context: str | None = None  # optional LLM blurb (Contextual Retrieval); embedded, never cited
     heading_path: list[str] = []
+    heading_kinds: list[HeadingKind] = []  # the kind of each heading_path entry
+    article: str | None = None  # canonical key of the article open at the chunk's start ("27", "3 Bis")
+    role: ProvisionRole = ProvisionRole.text
+    notes: list[AmendmentNote] = []  # the amendment notes inside the chunk's text
+    paragraphs: list[ParagraphMark] = []  # paragraph starts inside the chunk (the first: the one at its start)
     pages: list[int]  # PDF pages the chunk touches
     start: int
     end: int

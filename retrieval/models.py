@@ -7,7 +7,7 @@ from enum import Enum
 
 from pydantic import BaseModel, Field
 
-from ingest.models import Chunk, DocumentInfo
+from ingest.models import Chunk, DocumentInfo, LegalReference
 
 
 class SearchMode(str, Enum):
@@ -34,3 +34,24 @@ class SearchHit(BaseModel):
     document: DocumentInfo
     score: float
     rank: int = Field(ge=1)
+    label: str = ""  # as a lawyer cites it: "Ley de Amparo, art. 17, p. 9"
+    via: str = "search"  # "search" (hybrid/dense/bm25 retrieval) or "reference" (looked up by a parsed reference)
+    features: dict[str, float] = {}  # the reranker's features and score, when it ran
+
+
+class ResolvedReference(BaseModel):
+    """A legal reference read in a query, and what it resolved to in the index."""
+
+    reference: LegalReference
+    doc_ids: list[str] = []  # documents the named law (or the question's context) resolved to
+    titles: list[str] = []
+    resolved: bool = False  # True: the law (or a unique article holder) was found in the index
+    chunks: int = 0  # chunks found for the named article(s) in those documents
+
+
+class SearchResult(BaseModel):
+    """Hits plus what the query was understood to ask for."""
+
+    query: str
+    hits: list[SearchHit]
+    references: list[ResolvedReference] = []

@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from ingest.models import AmendmentNote
 from retrieval.models import SearchHit
 
 
@@ -22,6 +23,10 @@ class Citation(BaseModel):
     verified: bool = False
     score: float = 0.0  # rapidfuzz alignment score, 0–100
     source_index: int | None = None  # position of the chunk in Answer.sources
+    label: str = ""  # as a lawyer cites it: "Constitución Política de los Estados Unidos Mexicanos, art. 27, párr. 1, p. 33"
+    article: str | None = None  # canonical article key of the cited span (ingest.references.article_key)
+    paragraph: int | None = None
+    notes: list[AmendmentNote] = []  # amendment history of the cited provision ("párrafo reformado DOF 06-01-1992")
 
 
 class TextSegment(BaseModel):
