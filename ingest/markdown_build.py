@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ingest.headings import fold, rank
 from ingest.layout import Line
-from ingest.models import Heading, PageSpan
+from ingest.models import AmendmentNote, Heading, PageSpan, TableSpan
 from ingest.split_documents import DocumentItems, Item
 from ingest.tables import TableBlock, to_markdown
 
@@ -24,6 +24,8 @@ class BuiltMarkdown:
     markdown: str
     headings: list[Heading]
     page_spans: list[PageSpan]
+    tables: list[TableSpan] = field(default_factory=list)
+    amendments: list[AmendmentNote] = field(default_factory=list)
 
 
 @dataclass

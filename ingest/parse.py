@@ -224,7 +224,8 @@ def _parse(opened: OpenedPdf) -> ParseResult:
             edition=edition, section=headers.section, source_path=src.path, source_sha256=src.sha256,
             position=position, pdf_pages=(min(span_pages), max(span_pages)),
             printed_pages=(headers.printed.get(min(span_pages)), headers.printed.get(max(span_pages))), label=label,
-            markdown=built.markdown, headings=built.headings, page_spans=built.page_spans,
+            markdown=built.markdown, headings=built.headings, page_spans=built.page_spans, tables=built.tables,
+            amendments=built.amendments,
             ocr_pages=sorted(p for p in pages.ocr if min(span_pages) <= p <= max(span_pages)),
         ))
     if not result.documents:
