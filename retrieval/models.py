@@ -5,9 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from enum import Enum
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
-from ingest.models import Chunk, DocumentInfo, LegalReference
+from ingest.models import Chunk, DocType, DocumentInfo, LegalReference
 
 
 class SearchMode(str, Enum):
@@ -27,6 +27,23 @@ class SearchFilters(BaseModel):
     issuing_body: list[str] | None = None
     doc_type: list[str] | None = None
     doc_ids: list[str] | None = None
+
+    @field_validator("doc_type", mode="before")
+    @classmethod
+    def _doc_types(cls, value):
+        """`codigo`, `Código`, `real-decreto`, `nom` → the `DocType` value ("CÓDIGO", …); unknown words upper-cased."""
+        if value is None:
+            return None
+        import unicodedata
+
+        def fold(text: str) -> str:
+            text = unicodedata.normalize("NFKD", str(text).strip().lower().replace("_", " ").replace("-", " "))
+            return " ".join("".join(c for c in text if not unicodedata.combining(c)).split())
+
+        known = {fold(t.value): t.value for t in DocType} | {fold(t.name): t.value for t in DocType}
+        known |= {"nom": DocType.nom.value, "indice": DocType.indice.value}
+        items = [value] if isinstance(value, str) else list(value)
+        return [known.get(fold(v), str(v).strip().upper()) for v in items]
 
 
 class SearchHit(BaseModel):
