@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
@@ -17,11 +18,12 @@ import numpy as np
 from pydantic import BaseModel
 
 from ingest.models import Chunk, DocumentInfo, LegalDocument
-from retrieval import bm25
+from retrieval import bm25, labels
 from retrieval.batcher import Batcher
 from retrieval.chunk_cache import ChunkCache, Parsed
 from retrieval.documents import DocumentRecords
 from retrieval.embedders import Embedder, load_embedder
+from retrieval.law_lookup import LawCatalog
 from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode
 from retrieval.settings import Settings
 from retrieval.store import PointData, Store, VectorQuery, open_store
@@ -29,6 +31,7 @@ from retrieval.store import PointData, Store, VectorQuery, open_store
 # Candidates each side (dense, BM25) hands to fusion; the retrieval evaluation tunes it.
 DEFAULT_PREFETCH = 50
 _INTERNAL = ("document", "state", "bm25_len")
+CATALOG_TTL = 30.0
 
 
 @dataclass
@@ -82,7 +85,7 @@ def _parse(payload: dict[str, Any]) -> Parsed:
 
 def _hits(found: Sequence[tuple[Parsed, float]]) -> list[SearchHit]:
     return [
-        SearchHit(chunk=chunk, document=document, score=score, rank=rank)
+        SearchHit(chunk=chunk, document=document, score=score, rank=rank, label=labels.label(document, chunk))
         for rank, ((chunk, document), score) in enumerate(found, start=1)
     ]
 
@@ -97,6 +100,7 @@ class Index:
         self._batcher: Batcher[Search, list[SearchHit]] | None = None
         # Parsed hits are only reused where nothing but this process can change the stored chunks.
         self._chunks = ChunkCache(settings.chunk_cache) if store.exclusive and settings.chunk_cache else None
+        self._catalog: tuple[int, LawCatalog] | None = None
 
     @classmethod
     def open(
@@ -223,6 +227,23 @@ class Index:
         finally:
             self._batcher = None
             batcher.close()
+
+    def catalog(self) -> LawCatalog:
+        """The index's documents by the names a lawyer calls them (rebuilt after any write)."""
+        # A store only this process writes changes with its revision; another's (a Qdrant server) is re-read
+        # every CATALOG_TTL seconds.
+        key = self.store.revision if self.store.exclusive else int(time.monotonic() // CATALOG_TTL)
+        if self._catalog is None or self._catalog[0] != key:
+            documents = [DocumentInfo.model_validate(p) for p in self.store.document_payloads()]
+            self._catalog = (key, LawCatalog(documents))
+        return self._catalog[1]
+
+    def provisions(self, doc_ids: Sequence[str], articles: Sequence[str],
+                   filters: SearchFilters | None = None) -> list[tuple[Chunk, DocumentInfo]]:
+        """The chunks of the named articles of these documents, in document order (a direct lookup, no vectors)."""
+        found = [_parse(p) for p in self.store.provision_payloads(doc_ids, articles, filters)]
+        order = {d: i for i, d in enumerate(doc_ids)}
+        return sorted(found, key=lambda cd: (order.get(cd[0].doc_id, len(order)), cd[0].index))
 
     def document(self, doc_id: str) -> LegalDocument | None:
         return self.records.load(doc_id)

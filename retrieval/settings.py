@@ -33,6 +33,10 @@ class Settings(BaseSettings):
         "docs/benchmarks.md), 'minilm' (all-MiniLM-L6-v2), or any sentence-transformers name or path.",
     )
 
+    # Retrieval
+    rerank: bool = Field(True, description="GACETA_RERANK=off: answer from the first-stage hybrid list as it comes "
+                         "(the named-provision lookup still runs); on: the feature reranker of retrieval/rerank.py.")
+
     # Answers
     answerer: Literal["extractive", "claude", "tags"] = "extractive"
     anthropic_api_key: str | None = None

@@ -180,3 +180,13 @@ def analyze(text: str, languages: tuple[Language, ...] | None = None) -> list[st
                 previous = stems[0]
             terms += stems
     return terms
+
+
+# Question words carry no content (the analyzer keeps some of them: "cuántos", "cuál", "qué").
+_QUESTION_TERMS = frozenset(analyze("qué cuál cuáles cuándo cuánto cuánta cuántos cuántas dónde quién quiénes cómo "
+                                    "por qué indica señala establece dice dispone"))
+
+
+def content_terms(text: str) -> set[str]:
+    """The analyzer's terms (folded, stemmed, stopwords out) minus question words: what a question asks about."""
+    return set(analyze(text)) - _QUESTION_TERMS

@@ -1,10 +1,18 @@
-"""The offline answerer: no LLM, the answer is the retrieved sentences that best answer the question, each cited.
+"""The offline answerer: no LLM; the answer is the provision's own sentences, each cited.
 
-Every candidate sentence of the retrieved chunks is scored by the embedding similarity to the question plus a
-lexical score (share of the question's IDF-weighted terms it contains). The best ones are kept, near-duplicates
-dropped (gazettes repeat boilerplate), and shown in document order, each with an exact citation of itself. When no
-sentence shares a content word with the question and clears the similarity floor, it says so plainly instead of
-citing noise.
+How it reads the sources (already re-ranked: retrieval.rerank):
+- When the question names an article and the lookup found it, the answer opens with that article's text: the
+  named paragraph ("primer párrafo del artículo 123"), else the article's first sentence; then the article's sentence
+  that best matches the rest of the question, if it is another one.
+- Otherwise every candidate sentence is scored by embedding similarity to the question plus a lexical score (share
+  of the question's IDF-weighted content terms it holds), scaled by the legal role of its text (the text in force
+  above transitory articles and appended reform decrees: `retrieval.rerank.ROLE_WEIGHTS`) and by the hit's rank.
+- A sentence that ends in ":" carries the enumeration it announces (fracciones I., II., incisos a), b)…) within
+  `MAX_SPAN_CHARS`, as consecutive citations; an amendment note ("Párrafo reformado DOF …") is never quoted:
+  it ends a run and is shown with the citation instead (`Citation.notes`).
+- Near-duplicates are dropped (gazettes repeat boilerplate); picks are shown in document order. When nothing
+  retrieved is relevant (no named provision, and no sentence shares a content word with the question above the
+  floor), it says so plainly instead of citing noise.
 """
 
 from __future__ import annotations
@@ -12,16 +20,18 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from rapidfuzz import fuzz
 
 from ingest.models import Sentence
+from ingest.references import parse_references
 from retrieval.answers.base import Draft, DraftEvent, claim, replay, sentences_of
 from retrieval.answers.models import TextSegment
 from retrieval.models import SearchHit
-from retrieval.text_analysis import analyze
+from retrieval.rerank import ROLE_WEIGHTS, asks_about_history
+from retrieval.text_analysis import content_terms
 
 NOT_FOUND = "No encontré en los documentos recuperados información que responda a esta pregunta."
 MAX_SENTENCES = 3
@@ -30,16 +40,13 @@ DENSE_WEIGHT = 0.4
 MIN_SCORE = 0.3  # combined score below which a sentence is noise
 KEEP_RATIO = 0.8  # later picks must score at least this share of the best one
 DUPLICATE = 90  # rapidfuzz ratio above which two sentences are the same sentence
+RANK_DECAY = 0.03  # a sentence of the n-th source weighs 1 / (1 + RANK_DECAY·(n-1))
+MAX_SPAN_CHARS = 1500  # a sentence with the enumeration it announces, at most
+IDF_FLOOR = 0.5  # every question term counts at least this much, even one all candidates share
 
 _TOKEN = re.compile(r"\w+")
-# Question words carry no content (the BM25 analyzer keeps some of them: "cuántos", "cuál", "qué").
-_QUESTION_TERMS = frozenset(analyze("qué cuál cuáles cuándo cuánto cuánta cuántos cuántas dónde quién quiénes cómo "
-                                    "por qué indica señala establece dice dispone"))
-
-
-def content_terms(text: str) -> set[str]:
-    """The BM25 analyzer's terms (folded, stemmed, stopwords out) minus question words."""
-    return set(analyze(text)) - _QUESTION_TERMS
+# An enumeration item: "IV. …", "IV.- …", "a) …", "1. …", "B. …" (apartados).
+_ITEM = re.compile(r"^\s*(?:[IVXLC]+\s*(?:\.-|\.|-|–|\))|[a-zñ]\)|\d{1,2}(?:\.|\))\s|[A-Z]\.\s)")
 
 
 @dataclass
@@ -49,6 +56,7 @@ class Candidate:
     span: Sentence
     text: str
     score: float = 0.0
+    runs: list[Sentence] = field(default_factory=list)  # the cited spans: the sentence (+ its enumeration)
 
 
 class ExtractiveAnswerer:
@@ -67,43 +75,80 @@ class ExtractiveAnswerer:
             return Draft(content=[TextSegment(text=NOT_FOUND)], model=None, found=False)
         content: list[TextSegment] = []
         for i, cand in enumerate(chosen):
-            if i:
-                content.append(TextSegment(text="\n\n"))
-            content.append(TextSegment(text=cand.text, citations=[claim(cand.hit, cand.text, cand.span.start, cand.span.end)]))
+            for j, run in enumerate(cand.runs or [cand.span]):
+                if i or j:
+                    content.append(TextSegment(text="\n\n" if not j else "\n"))
+                text = cand.hit.chunk.sentence_text(run)
+                content.append(TextSegment(text=text, citations=[claim(cand.hit, text, run.start, run.end)]))
         return Draft(content=content, model=getattr(self.embedder, "model_id", None))
 
     def stream(self, question: str, hits: list[SearchHit]) -> Iterator[DraftEvent]:
         yield from replay(self.answer(question, hits))
 
     def select(self, question: str, hits: list[SearchHit]) -> list[Candidate]:
-        """The best supporting sentences, de-duplicated, in document order (empty when nothing is relevant)."""
+        """The sentences that answer, each with the spans it cites, in reading order (empty: nothing relevant)."""
         cands = [c for rank, hit in enumerate(hits) for c in _candidates(hit, rank)]
         if not cands:
             return []
+        self._score(question, cands)
+        opening = self._opening(question, cands)
+        ranked = sorted(cands, key=lambda c: (-c.score, c.rank, c.span.start))
+        best = ranked[0].score
+        if not opening and best < MIN_SCORE:
+            return []
+        chosen: list[Candidate] = list(opening)
+        floor = best * KEEP_RATIO
+        if opening:  # the named article leads; its own best sentence and other sources follow if they score
+            article = [c for c in ranked if _same_provision(c, opening[0])]
+            floor = max(floor, article[0].score * KEEP_RATIO) if article else floor
+        for cand in ranked:
+            if len(chosen) >= self.max_sentences or cand.score < floor:
+                break
+            if any(_covers(c, cand) or fuzz.ratio(cand.text, c.text) >= DUPLICATE for c in chosen):
+                continue
+            chosen.append(cand)
+        for cand in chosen:
+            cand.runs = _with_enumeration(cand, hits)
+        # drop a pick whose sentence an earlier pick's enumeration already quotes
+        kept: list[Candidate] = []
+        for cand in chosen:
+            if not any(_covers(k, cand) for k in kept):
+                kept.append(cand)
+        if opening:
+            return kept
+        first_rank: dict[str, int] = {}
+        for cand in sorted(kept, key=lambda c: c.rank):
+            first_rank.setdefault(cand.hit.chunk.doc_id, cand.rank)
+        return sorted(kept, key=lambda c: (first_rank[c.hit.chunk.doc_id], c.span.start))
+
+    def _score(self, question: str, cands: list[Candidate]) -> None:
         q_terms = content_terms(question)
         cand_terms = [content_terms(c.text) for c in cands]
         df = {t: sum(t in terms for terms in cand_terms) for t in q_terms}
-        weight = {t: math.log(1 + len(cands) / (1 + df[t])) for t in q_terms}
+        weight = {t: IDF_FLOOR + math.log(1 + len(cands) / (1 + df[t])) for t in q_terms}
         total = sum(weight.values())
         dense = self._similarities(question, [c.text for c in cands])
+        flat_roles = asks_about_history(question)
         for cand, terms, sim in zip(cands, cand_terms, dense):
             lexical = sum(weight[t] for t in q_terms & terms) / total if total else 0.0
-            cand.score = (DENSE_WEIGHT * max(float(sim), 0.0) + (1 - DENSE_WEIGHT) * lexical) if lexical else 0.0
-        ranked = sorted(cands, key=lambda c: (-c.score, c.rank, c.span.start))
-        best = ranked[0].score
-        if best < MIN_SCORE:
+            score = (DENSE_WEIGHT * max(float(sim), 0.0) + (1 - DENSE_WEIGHT) * lexical) if lexical else 0.0
+            role = 1.0 if flat_roles else ROLE_WEIGHTS.get(cand.hit.chunk.role, 1.0)
+            cand.score = score * role / (1 + RANK_DECAY * cand.rank)
+
+    @staticmethod
+    def _opening(question: str, cands: list[Candidate]) -> list[Candidate]:
+        """The named article's opening sentence (or its named paragraph's), when the sources hold that article."""
+        named = [c for c in cands if c.hit.features.get("reference") == 1.0]
+        if not named:
             return []
-        chosen: list[Candidate] = []
-        for cand in ranked:
-            if len(chosen) == self.max_sentences or cand.score < best * KEEP_RATIO:
-                break
-            if any(fuzz.ratio(cand.text, c.text) >= DUPLICATE for c in chosen):
-                continue
-            chosen.append(cand)
-        first_rank: dict[str, int] = {}
-        for cand in sorted(chosen, key=lambda c: c.rank):
-            first_rank.setdefault(cand.hit.chunk.doc_id, cand.rank)
-        return sorted(chosen, key=lambda c: (first_rank[c.hit.chunk.doc_id], c.span.start))
+        lead = min(named, key=lambda c: c.rank)
+        article = sorted((c for c in named if _same_provision(c, lead)), key=lambda c: c.span.start)
+        wanted = next((r.paragraph for r in parse_references(question) if r.paragraph), None)
+        if wanted is not None:
+            in_paragraph = [c for c in article if _paragraph(c) == wanted]
+            if in_paragraph:
+                return [in_paragraph[0]]
+        return [article[0]]
 
     def _similarities(self, question: str, texts: list[str]) -> np.ndarray:
         missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
@@ -116,12 +161,73 @@ class ExtractiveAnswerer:
         return np.stack([self._cache[t] for t in texts]) @ q
 
 
+def _same_provision(a: Candidate, b: Candidate) -> bool:
+    return a.hit.chunk.doc_id == b.hit.chunk.doc_id and a.hit.chunk.article == b.hit.chunk.article
+
+
+def _paragraph(cand: Candidate) -> int | None:
+    mark = None
+    for m in cand.hit.chunk.paragraphs:
+        if m.offset <= cand.span.start:
+            mark = m
+    return mark.paragraph if mark is not None else None
+
+
+def _covers(a: Candidate, b: Candidate) -> bool:
+    """Does one of `a`'s cited spans already hold `b`'s sentence?"""
+    return a.hit.chunk.doc_id == b.hit.chunk.doc_id and any(
+        r.start <= b.span.start and b.span.end <= r.end for r in (a.runs or [a.span]))
+
+
+def _is_note(hit: SearchHit, span: Sentence) -> bool:
+    return any(n.start < span.end and span.start < n.end for n in hit.chunk.notes)
+
+
+def _with_enumeration(cand: Candidate, hits: list[SearchHit]) -> list[Sentence]:
+    """The sentence, and when it ends in ":" the items it announces (also from the next chunk, when retrieved),
+    as runs of consecutive sentences: an amendment note between items ends a run and is skipped."""
+    if not cand.text.rstrip().endswith(":"):
+        return [cand.span]
+    chunks = {(h.chunk.doc_id, h.chunk.index): h for h in hits}
+    runs = [Sentence(start=cand.span.start, end=cand.span.end)]
+    size = cand.span.end - cand.span.start
+    hit, after, broken = cand.hit, cand.span.end, False
+    while hit is not None:
+        for span in sentences_of(hit.chunk):
+            if span.start < after:
+                continue
+            if _is_note(hit, span):
+                broken = True
+                continue
+            text = hit.chunk.sentence_text(span)
+            if not _ITEM.match(text) and not (not broken and text[:1].islower()):  # an item's next sentence
+                return runs
+            if size + span.end - span.start > MAX_SPAN_CHARS:
+                return runs
+            size += span.end - span.start
+            if broken or hit.chunk.chunk_id != _owner(runs[-1], hits):
+                runs.append(Sentence(start=span.start, end=span.end))
+            else:
+                runs[-1] = Sentence(start=runs[-1].start, end=span.end)
+            broken = False
+        nxt = chunks.get((hit.chunk.doc_id, hit.chunk.index + 1))
+        if nxt is None or nxt.chunk.article != hit.chunk.article:
+            return runs
+        hit, after, broken = nxt, nxt.chunk.start, True
+    return runs
+
+
+def _owner(span: Sentence, hits: list[SearchHit]) -> str | None:
+    return next((h.chunk.chunk_id for h in hits if h.chunk.start <= span.start and span.end <= h.chunk.end), None)
+
+
 def _candidates(hit: SearchHit, rank: int) -> list[Candidate]:
-    """The chunk's sentences long enough to state something (headings name a topic, they do not answer)."""
+    """The chunk's sentences long enough to state something (headings name a topic, they do not answer; amendment
+    notes record history, they do not answer)."""
     chunk = hit.chunk
     out = []
     for span in sentences_of(chunk):
         text = chunk.sentence_text(span)
-        if not text.startswith("#") and len(_TOKEN.findall(text)) >= MIN_WORDS:
+        if not text.startswith("#") and len(_TOKEN.findall(text)) >= MIN_WORDS and not _is_note(hit, span):
             out.append(Candidate(hit=hit, rank=rank, span=span, text=text))
     return out

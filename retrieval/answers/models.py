@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 from ingest.models import AmendmentNote
-from retrieval.models import SearchHit
+from retrieval.models import ResolvedReference, SearchHit
 
 
 class Citation(BaseModel):
@@ -62,6 +62,7 @@ class Answer(BaseModel):
     coverage: Coverage
     found: bool = True  # False: nothing relevant was retrieved; the text says so
     fallback_reason: str | None = None  # set when an LLM backend failed and extractive answered instead
+    references: list[ResolvedReference] = []  # the legal references read in the question and what they resolved to
 
     @property
     def text(self) -> str:
@@ -73,6 +74,7 @@ class Answer(BaseModel):
 class SourcesEvent(BaseModel):
     event: Literal["sources"] = "sources"
     sources: list[SearchHit]
+    references: list[ResolvedReference] = []
 
 
 class TextEvent(BaseModel):

@@ -25,7 +25,8 @@ from retrieval.answers.models import (
     TextSegment,
 )
 from retrieval.answers.verify import Verifier
-from retrieval.models import SearchFilters, SearchHit, SearchMode
+from retrieval.legal_search import legal_search
+from retrieval.models import ResolvedReference, SearchFilters, SearchHit, SearchMode
 from retrieval.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -48,10 +49,13 @@ def make_backend(name: str, settings: Settings, embedder) -> Backend:
     raise ValueError(f"unknown answerer {name!r} (extractive, claude or tags)")
 
 
-def _retrieve(index, question: str, k: int, filters: SearchFilters | None) -> list[SearchHit]:
+def _retrieve(index, question: str, k: int, filters: SearchFilters | None,
+              settings: Settings) -> tuple[list[SearchHit], list[ResolvedReference]]:
+    """The sources: named provisions looked up, hybrid hits, re-ranked (unless GACETA_RERANK=off)."""
     if not question.strip():
         raise ValueError("the question is empty")
-    return index.search(question, k=k, mode=SearchMode.hybrid, filters=filters)
+    result = legal_search(index, question, k=k, mode=SearchMode.hybrid, filters=filters, rerank=settings.rerank)
+    return result.hits, result.references
 
 
 def finish(question: str, hits: list[SearchHit], draft: Draft, backend: str, fallback_reason: str | None = None) -> Answer:
@@ -103,8 +107,9 @@ def ask(index, question: str, k: int = 8, filters: SearchFilters | None = None, 
     """Retrieve `k` chunks for `question` and answer with citations (backend: `answerer` or settings.answerer)."""
     settings = settings or Settings()
     backend, reason = _backend_or_reason(answerer or settings.answerer, settings, index.embedder)
-    hits = _retrieve(index, question, k, filters)
+    hits, references = _retrieve(index, question, k, filters, settings)
     answer = answer_hits(question, hits, backend, index.embedder)
+    answer.references = references
     if reason and answer.fallback_reason is None:
         answer.fallback_reason = reason
     return answer
@@ -116,13 +121,14 @@ def ask_stream(index, question: str, k: int = 8, filters: SearchFilters | None =
     try:
         settings = settings or Settings()
         backend, reason = _backend_or_reason(answerer or settings.answerer, settings, index.embedder)
-        hits = _retrieve(index, question, k, filters)
-        yield SourcesEvent(sources=hits)
+        hits, references = _retrieve(index, question, k, filters, settings)
+        yield SourcesEvent(sources=hits, references=references)
         if not hits:
             answer = _not_found(question, backend.name)
             yield TextEvent(segment=0, text=answer.text)
         else:
             answer = yield from _stream_answer(question, hits, backend, index.embedder, reason)
+        answer.references = references
         yield CoverageEvent(coverage=answer.coverage)
         yield DoneEvent(answer=answer)
     except Exception as exc:  # reported to the client as the stream's last event, and logged with its traceback

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
+from retrieval import labels
 from retrieval.answers.models import Citation
 from retrieval.models import SearchHit
 
@@ -103,6 +104,7 @@ class Verifier:
             start, end = claimed[:2] if claimed is not None else (chunk.start, chunk.end)
         first_page, printed = chunk.page_at(start)
         last_page, _ = chunk.page_at(max(start, end - 1))
+        mark = labels.paragraph_at(chunk, start)
         return citation.model_copy(
             update={
                 "cited_text": chunk.text[start - chunk.start : end - chunk.start] if verified else citation.cited_text,
@@ -115,6 +117,10 @@ class Verifier:
                 "verified": verified,
                 "score": round(float(score), 2),
                 "source_index": source_index,
+                "label": labels.label(hit.document, chunk, start),
+                "article": chunk.article,
+                "paragraph": mark.paragraph if mark is not None and chunk.article else None,
+                "notes": labels.notes_after(chunk, end) if verified else [],
             }
         )
 

@@ -55,6 +55,7 @@ PAYLOAD_INDEXES = {
     "doc_id": "keyword",
     STATE: "keyword",
     "index": "integer",
+    "article": "keyword",
     "document.issuing_body": "keyword",
     "document.doc_type": "keyword",
     "document.publication_date": "datetime",
@@ -220,7 +221,7 @@ class Store(ABC):
     def _count(self, where: Where | None) -> int: ...
 
     @abstractmethod
-    def _scroll(self, where: Where, fields: list[str]) -> Iterator[dict[str, Any]]: ...
+    def _scroll(self, where: Where, fields: list[str] | bool) -> Iterator[dict[str, Any]]: ...
 
     @abstractmethod
     def _retrieve(self, ids: list[str]) -> dict[str, dict[str, Any]]:
@@ -373,6 +374,21 @@ class Store(ABC):
 
     def chunk_payload(self, chunk_id: str) -> dict[str, Any] | None:
         return self.payloads([point_id(chunk_id)]).get(point_id(chunk_id))
+
+    def provision_payloads(self, doc_ids: Sequence[str], articles: Sequence[str],
+                           filters: SearchFilters | None = None) -> list[dict[str, Any]]:
+        """Payloads of the complete chunks of `doc_ids` that lie in one of `articles` (canonical keys) and pass
+        `filters`: the direct lookup of a named provision, by payload filter, no vectors involved."""
+        if not doc_ids or not articles:
+            return []
+        must = filters_where(filters, hide_pending=True).must
+        where = Where(must=(*must, Match("doc_id", tuple(doc_ids)), Match("article", tuple(articles))))
+        return list(self._scroll(where, True))
+
+    def document_payloads(self) -> list[dict[str, Any]]:
+        """The `document` payload of every complete document (read from its first chunk)."""
+        where = Where(must=(_COMPLETE, Match("index", (0,))))
+        return [p["document"] for p in self._scroll(where, ["document"]) if "document" in p]
 
     def has_document(self, doc_id: str) -> bool:
         return self._count(Where(must=(_doc(doc_id), _COMPLETE))) > 0

@@ -125,7 +125,7 @@ class ClientStore(Store):
     def _count(self, where: Where | None) -> int:
         return self.client.count(self.collection, count_filter=_filter(where), exact=True).count
 
-    def _scroll(self, where: Where, fields: list[str]) -> Iterator[dict[str, Any]]:
+    def _scroll(self, where: Where, fields: list[str] | bool) -> Iterator[dict[str, Any]]:
         offset = None
         while True:
             records, offset = self.client.scroll(

@@ -153,7 +153,7 @@ class EdgeStore(Store):
     def _count(self, where: Where | None) -> int:
         return self.shard.count(q.CountRequest(filter=_filter(where), exact=True))
 
-    def _scroll(self, where: Where, fields: list[str]) -> Iterator[dict[str, Any]]:
+    def _scroll(self, where: Where, fields: list[str] | bool) -> Iterator[dict[str, Any]]:
         offset = None
         while True:
             records, offset = self.shard.scroll(

@@ -140,7 +140,7 @@ class RemoteStore(Store):
     def _count(self, where: Where | None) -> int:
         return self._call("count", where)
 
-    def _scroll(self, where: Where, fields: list[str]) -> Iterator[dict[str, Any]]:
+    def _scroll(self, where: Where, fields: list[str] | bool) -> Iterator[dict[str, Any]]:
         return iter(self._call("scroll", where, fields))
 
     def _retrieve(self, ids: list[str]) -> dict[str, dict[str, Any]]:

@@ -1,0 +1,59 @@
+"""Search that understands legal references: parse → resolve → look the provision up → first stage → rerank.
+
+    result = legal_search(index, "¿Qué dispone el artículo 27 de la Constitución?", k=10)
+    result.hits        # article 27's chunks first, then the hybrid hits, re-ranked (retrieval.rerank)
+    result.references  # what was understood: the parsed reference, the documents it resolved to
+
+The faces (`gaceta search`, `POST /search`) and the answer pipeline call this; `Index.search` stays the plain
+first stage (evaluation sets without legal structure measure it directly).
+"""
+
+from __future__ import annotations
+
+from retrieval import labels
+from retrieval import rerank as second_stage
+from retrieval.index import Index, Search
+from retrieval.law_lookup import CONTEXT_DOCS, report, understood
+from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode, SearchResult
+
+MAX_PROVISION_CHUNKS = 12  # chunks of named articles a result may lead with
+
+
+def legal_search(index: Index, query: str, k: int = 10, mode: SearchMode = SearchMode.hybrid,
+                 filters: SearchFilters | None = None, rerank: bool = True,
+                 fusion: Fusion = Fusion.rrf) -> SearchResult:
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    pool = max(k, second_stage.CANDIDATES) if rerank else k
+    future = index.search_future(Search(query, pool, mode, filters, fusion))
+    refs = understood(query, index.catalog())
+    hits = future.result()
+    looked_up: dict[str, SearchHit] = {}
+    reports = []
+    resolved: list[tuple] = []
+    for ref, docs in refs:
+        doc_ids = [d.doc_id for d in docs]
+        found = []
+        if ref.articles:
+            if doc_ids:
+                found = index.provisions(doc_ids, ref.articles, filters)
+            else:  # no law named: the laws the rest of the query points to, best hit first
+                for doc_id in list(dict.fromkeys(h.chunk.doc_id for h in hits))[:CONTEXT_DOCS]:
+                    found = index.provisions([doc_id], ref.articles, filters)
+                    if found:
+                        doc_ids = [doc_id]
+                        break
+            found = found[:MAX_PROVISION_CHUNKS]
+            for chunk, document in found:
+                looked_up.setdefault(chunk.chunk_id, SearchHit(chunk=chunk, document=document, score=0.0, rank=1,
+                                                               via="reference", label=labels.label(document, chunk)))
+        reports.append(report(ref, [d for d in docs if d.doc_id in doc_ids] or docs, len(found)))
+        resolved.append((ref, doc_ids))
+    search_ranks = {h.chunk.chunk_id: h.rank for h in hits}
+    merged = list(looked_up.values()) + [h for h in hits if h.chunk.chunk_id not in looked_up]
+    if rerank:
+        merged = second_stage.rerank(query, merged, resolved, search_ranks)
+    else:
+        merged = [h.model_copy(update={"rank": i}) for i, h in enumerate(merged, start=1)]
+    return SearchResult(query=query, hits=merged[:k], references=reports)
+

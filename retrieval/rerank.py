@@ -1,0 +1,95 @@
+"""Second stage: the ≈30 best hits re-ranked the way a lawyer reads them.
+
+A hit's score is a readable sum of features, scaled by the legal role of its text:
+
+    score = ROLE_WEIGHTS[role] × (W_FUSED·fused + W_LEXICAL·lexical + W_HEADING·heading + W_LAW·law)
+            + W_REFERENCE·reference
+
+- `fused`    1/rank of the hit in the first-stage hybrid list (0 for a hit only the reference lookup found);
+- `lexical`  share of the query's IDF-weighted content terms (IDF over the candidates) found in the chunk text;
+- `heading`  share of them found in the chunk's heading path ("Del Juicio de Amparo", "De la Propiedad");
+- `law`      the hit's document is a law the query names;
+- `reference` the hit lies in an article the query names, of the law it names (or, without a law, of the law the
+             rest of the query points to) — worth more than any similarity, so a named provision comes first;
+- the role weight puts the text in force above the preamble, transitory articles, reform decrees appended to a
+  consolidated law, repealed articles and indexes — unless the query asks about reforms, transitory rules or dates,
+  when every role weighs the same.
+The features of each hit are kept on it (`SearchHit.features`) so a ranking can be explained and tested.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from ingest.headings import fold
+from ingest.models import LegalReference, ProvisionRole
+from retrieval.models import SearchHit
+from retrieval.text_analysis import content_terms
+
+ROLE_WEIGHTS: dict[ProvisionRole, float] = {
+    ProvisionRole.text: 1.0,
+    ProvisionRole.preamble: 0.7,
+    ProvisionRole.transitory: 0.45,
+    ProvisionRole.reform_decree: 0.3,
+    ProvisionRole.repealed: 0.3,
+    ProvisionRole.index: 0.2,
+}
+W_FUSED = 0.5
+W_LEXICAL = 0.35
+W_HEADING = 0.1
+W_LAW = 0.3
+W_REFERENCE = 1.0
+CANDIDATES = 30  # first-stage hits the reranker sees
+
+# A query about reforms, transitory rules, dates of entry into force or repeal asks for those roles too.
+_ASKS_ABOUT_HISTORY = re.compile(
+    r"\b(?:reform\w*|decreto\w*|transitori\w*|vigor|vigencia|deroga\w*|adicion\w*|publica\w*|cuando|fecha\w*|"
+    r"amend\w*|repeal\w*|entry into force)\b")
+
+
+def asks_about_history(query: str) -> bool:
+    return _ASKS_ABOUT_HISTORY.search(fold(query)) is not None
+
+
+def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[LegalReference, Sequence[str]]],
+           search_ranks: dict[str, int]) -> list[SearchHit]:
+    """`hits` re-scored and re-ranked (ranks renumbered from 1), each with its features.
+
+    `references`: each parsed reference with the doc ids it resolved to; `search_ranks`: chunk id → rank in the
+    first-stage list (hits missing from it were found by the reference lookup only).
+    """
+    if not hits:
+        return []
+    q_terms = content_terms(query)
+    texts = [content_terms(h.chunk.text) for h in hits]
+    headings = [content_terms(" ".join(h.chunk.heading_path)) for h in hits]
+    df = {t: sum(t in terms for terms in texts) for t in q_terms}
+    weight = {t: math.log(1 + len(hits) / (1 + df[t])) for t in q_terms}
+    total = sum(weight.values()) or 1.0
+    named_docs = {d for _, docs in references for d in docs}
+    flat_roles = asks_about_history(query)
+    scored = []
+    for hit, terms, head in zip(hits, texts, headings):
+        rank = search_ranks.get(hit.chunk.chunk_id)
+        features = {
+            "fused": 1.0 / rank if rank else 0.0,
+            "lexical": sum(weight[t] for t in q_terms & terms) / total,
+            "heading": sum(weight[t] for t in q_terms & head) / total,
+            "law": float(hit.chunk.doc_id in named_docs),
+            "reference": float(_in_reference(hit, references)),
+            "role": 1.0 if flat_roles else ROLE_WEIGHTS.get(hit.chunk.role, 1.0),
+        }
+        features["score"] = features["role"] * (
+            W_FUSED * features["fused"] + W_LEXICAL * features["lexical"] + W_HEADING * features["heading"]
+            + W_LAW * features["law"]) + W_REFERENCE * features["reference"]
+        scored.append(hit.model_copy(update={"features": features, "score": features["score"]}))
+    scored.sort(key=lambda h: (-h.features["score"], search_ranks.get(h.chunk.chunk_id, 10**6), h.chunk.index))
+    return [h.model_copy(update={"rank": i}) for i, h in enumerate(scored, start=1)]
+
+
+def _in_reference(hit: SearchHit, references: Sequence[tuple[LegalReference, Sequence[str]]]) -> bool:
+    article = hit.chunk.article
+    return article is not None and any(
+        article in ref.articles and hit.chunk.doc_id in docs for ref, docs in references)
