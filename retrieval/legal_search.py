@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from retrieval import labels
 from retrieval import rerank as second_stage
-from retrieval.index import Index, Search
+from retrieval.index import DEFAULT_PREFETCH, Index, Search
 from retrieval.law_lookup import CONTEXT_DOCS, report, understood
 from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode, SearchResult
 
@@ -21,11 +21,11 @@ MAX_PROVISION_CHUNKS = 12  # chunks of named articles a result may lead with
 
 def legal_search(index: Index, query: str, k: int = 10, mode: SearchMode = SearchMode.hybrid,
                  filters: SearchFilters | None = None, rerank: bool = True,
-                 fusion: Fusion = Fusion.rrf) -> SearchResult:
+                 fusion: Fusion = Fusion.rrf, prefetch: int | None = None) -> SearchResult:
     if k < 1:
         raise ValueError("k must be at least 1")
     pool = max(k, second_stage.CANDIDATES) if rerank else k
-    future = index.search_future(Search(query, pool, mode, filters, fusion))
+    future = index.search_future(Search(query, pool, mode, filters, fusion, prefetch or DEFAULT_PREFETCH))
     refs = understood(query, index.catalog())
     hits = future.result()
     looked_up: dict[str, SearchHit] = {}

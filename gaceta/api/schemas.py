@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from ingest.models import Chunk, DocumentInfo
-from retrieval.models import SearchFilters, SearchHit, SearchMode
+from retrieval.models import ResolvedReference, SearchFilters, SearchHit, SearchMode
 
 MAX_QUESTION_CHARS = 2000
 MAX_K = 100
@@ -59,6 +59,8 @@ class SearchRequest(_Filtered):
     query: Text
     k: K = 10
     mode: SearchMode = SearchMode.hybrid
+    rerank: bool = Field(True, description="Re-rank the first-stage hits (legal role, named provision, terms); "
+                         "false: the hybrid order, after any provision the query names.")
 
 
 class SearchResponse(BaseModel):
@@ -66,6 +68,8 @@ class SearchResponse(BaseModel):
     mode: SearchMode
     k: int
     hits: list[SearchHit]
+    references: list[ResolvedReference] = Field(
+        [], description="Legal references read in the query ('art. 27 constitucional') and what they resolved to.")
 
 
 class AskRequest(_Filtered):
@@ -74,6 +78,7 @@ class AskRequest(_Filtered):
     answerer: Literal["extractive", "claude", "tags"] | None = Field(
         None, description="Answer backend; unset = the server's configured answerer (GACETA_ANSWERER)."
     )
+    rerank: bool | None = Field(None, description="Re-rank the sources; unset = the server's GACETA_RERANK.")
 
 
 class ChunkResponse(BaseModel):

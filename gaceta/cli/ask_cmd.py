@@ -28,8 +28,10 @@ def print_answer(answer) -> None:
     for i, c in enumerate(cites, 1):
         line = Text(f"[{i}] ", style="bold")
         line.append("✓ " if c.verified else "✗ unverified ", style="green" if c.verified else "red")
-        line.append(c.document_title, style="bold")
-        line.append(f", {where(c)}\n    “{' '.join(c.cited_text.split())}”")
+        line.append(c.label or f"{c.document_title}, {where(c)}", style="bold")
+        line.append(f"\n    “{' '.join(c.cited_text.split())}”")
+        for note in c.notes:
+            line.append(f"\n    {note.text}", style="dim")
         console.print(line)
     cov = answer.coverage
     meta = Text(f"\n{answer.backend}" + (f" · {answer.model}" if answer.model else ""), style="dim")
@@ -52,6 +54,7 @@ def register(app: typer.Typer) -> None:
         ),
         as_json: bool = typer.Option(False, "--json", help="The answer object as JSON on stdout."),
         html: Path = typer.Option(None, "--html", help="Also write a standalone HTML page with hoverable citations."),
+        rerank: str = typer.Option(None, "--rerank", help="on | off (default: GACETA_RERANK, on)."),
     ) -> None:
         """Answer a question from the indexed documents; every claim cited to a verified span and PDF page."""
         from gaceta.cli.search_cmd import parse_filters
@@ -60,6 +63,8 @@ def register(app: typer.Typer) -> None:
             fail("the question is empty")
         if answerer is not None and answerer not in ("extractive", "claude", "tags"):
             fail(f"--answerer must be extractive, claude or tags (got {answerer!r})")
+        if rerank not in (None, "on", "off"):
+            fail("--rerank must be on or off")
         filters = parse_filters(filter_ or [])
 
         from retrieval.answers import AnswerError, ask as ask_question
@@ -68,7 +73,8 @@ def register(app: typer.Typer) -> None:
         index = open_index(config)
         with index:
             try:
-                answer = ask_question(index, question, k=k, filters=filters, answerer=answerer, settings=config)
+                answer = ask_question(index, question, k=k, filters=filters, answerer=answerer, settings=config,
+                                      rerank=None if rerank is None else rerank == "on")
             except AnswerError as exc:
                 fail(str(exc))
         if html is not None:

@@ -12,7 +12,6 @@ import typer
 
 from gaceta.cli.common import console, fail, open_index, print_json, settings
 
-QUERY_BATCH = 64  # queries of a --queries file embedded and searched together
 FILTER_KEYS = {
     "date_from": "date_from",
     "from": "date_from",
@@ -52,15 +51,29 @@ def parse_filters(items: list[str]):
 def hit_json(hit) -> dict[str, Any]:
     return {
         "rank": hit.rank,
+        "label": hit.label,
         "doc_id": hit.chunk.doc_id,
         "chunk_id": hit.chunk.chunk_id,
         "title": hit.document.title,
+        "doc_type": hit.document.doc_type,
         "header": hit.chunk.header,
         "heading_path": hit.chunk.heading_path,
+        "article": hit.chunk.article,
+        "role": hit.chunk.role,
         "text": hit.chunk.text,
         "pages": hit.chunk.pages,
         "score": hit.score,
+        "via": hit.via,
+        "features": hit.features,
     }
+
+
+def _print_references(references) -> None:
+    for r in references:
+        ref = r.reference
+        what = ", ".join(f"art. {a}" for a in ref.articles) or "—"
+        where = "; ".join(r.titles[:2]) if r.resolved else "[yellow]not in the index[/]"
+        console.print(f"[dim]understood:[/] {ref.text!r} → {what} of {where} ({r.chunks} chunks looked up)")
 
 
 def _print_hits(query: str, hits) -> None:
@@ -76,7 +89,7 @@ def _print_hits(query: str, hits) -> None:
         table.add_row(
             str(hit.rank),
             f"{hit.score:.4f}",
-            f"{hit.document.label}\n{hit.document.title}",
+            hit.label or hit.document.title,
             f"p. {pages}\n{where}",
             text if len(text) <= 400 else text[:400] + " …",
         )
@@ -110,6 +123,8 @@ def register(app: typer.Typer) -> None:
         prefetch: int = typer.Option(None, "--prefetch", min=1, help="Candidates per side before fusion."),
         queries: Path = typer.Option(None, "--queries", help="A file with one query per line."),
         as_json: bool = typer.Option(False, "--json", help="JSON on stdout (JSON lines with --queries)."),
+        rerank: str = typer.Option("on", "--rerank", help="on: named provisions first, then the feature reranker; "
+                                   "off: the hybrid order after any named provision."),
     ) -> None:
         """Search the index: ranked chunks with document, page, heading path and score."""
         from retrieval.models import Fusion, SearchMode
@@ -123,23 +138,24 @@ def register(app: typer.Typer) -> None:
             search_mode, fusion_kind = SearchMode(mode), Fusion(fusion)
         except ValueError:
             fail(f"--mode must be one of {[m.value for m in SearchMode]}, --fusion one of {[f.value for f in Fusion]}")
+        if rerank not in ("on", "off"):
+            fail("--rerank must be on or off")
         filters = parse_filters(filter_ or [])
 
-        from retrieval.index import DEFAULT_PREFETCH, Search
+        from retrieval.legal_search import legal_search
 
         config = settings()
         index = open_index(config)
         with index:
-            for start in range(0, len(texts), QUERY_BATCH):  # a batch: one model call, one Qdrant query_batch
-                batch = texts[start : start + QUERY_BATCH]
-                searches = [
-                    Search(text, k, search_mode, filters, fusion_kind, prefetch or DEFAULT_PREFETCH) for text in batch
-                ]
-                for text, hits in zip(batch, index.search_many(searches)):
-                    result = {"query": text, "hits": [hit_json(h) for h in hits]}
-                    if as_json and queries is not None:
-                        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
-                    elif as_json:
-                        print_json(result)
-                    else:
-                        _print_hits(text, hits)
+            for text in texts:
+                found = legal_search(index, text, k=k, mode=search_mode, filters=filters, rerank=rerank == "on",
+                                     fusion=fusion_kind, prefetch=prefetch)
+                result = {"query": text, "references": [r.model_dump(mode="json") for r in found.references],
+                          "hits": [hit_json(h) for h in found.hits]}
+                if as_json and queries is not None:
+                    sys.stdout.write(json.dumps(result, ensure_ascii=False, default=str) + "\n")
+                elif as_json:
+                    print_json(result)
+                else:
+                    _print_references(found.references)
+                    _print_hits(text, found.hits)

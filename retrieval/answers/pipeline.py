@@ -50,11 +50,11 @@ def make_backend(name: str, settings: Settings, embedder) -> Backend:
 
 
 def _retrieve(index, question: str, k: int, filters: SearchFilters | None,
-              settings: Settings) -> tuple[list[SearchHit], list[ResolvedReference]]:
-    """The sources: named provisions looked up, hybrid hits, re-ranked (unless GACETA_RERANK=off)."""
+              rerank: bool) -> tuple[list[SearchHit], list[ResolvedReference]]:
+    """The sources: named provisions looked up, hybrid hits, re-ranked (unless `rerank` is off)."""
     if not question.strip():
         raise ValueError("the question is empty")
-    result = legal_search(index, question, k=k, mode=SearchMode.hybrid, filters=filters, rerank=settings.rerank)
+    result = legal_search(index, question, k=k, mode=SearchMode.hybrid, filters=filters, rerank=rerank)
     return result.hits, result.references
 
 
@@ -103,11 +103,12 @@ def _backend_or_reason(name: str, settings: Settings, embedder) -> tuple[Backend
 
 
 def ask(index, question: str, k: int = 8, filters: SearchFilters | None = None, answerer: str | None = None,
-        settings: Settings | None = None) -> Answer:
-    """Retrieve `k` chunks for `question` and answer with citations (backend: `answerer` or settings.answerer)."""
+        settings: Settings | None = None, rerank: bool | None = None) -> Answer:
+    """Retrieve `k` chunks for `question` and answer with citations (backend: `answerer` or settings.answerer;
+    reranker: `rerank` or settings.rerank)."""
     settings = settings or Settings()
     backend, reason = _backend_or_reason(answerer or settings.answerer, settings, index.embedder)
-    hits, references = _retrieve(index, question, k, filters, settings)
+    hits, references = _retrieve(index, question, k, filters, settings.rerank if rerank is None else rerank)
     answer = answer_hits(question, hits, backend, index.embedder)
     answer.references = references
     if reason and answer.fallback_reason is None:
@@ -116,12 +117,12 @@ def ask(index, question: str, k: int = 8, filters: SearchFilters | None = None, 
 
 
 def ask_stream(index, question: str, k: int = 8, filters: SearchFilters | None = None, answerer: str | None = None,
-               settings: Settings | None = None) -> Iterator[AnswerEvent]:
+               settings: Settings | None = None, rerank: bool | None = None) -> Iterator[AnswerEvent]:
     """The same answer as events: sources, text/citation (verified), coverage, done — or error at any point."""
     try:
         settings = settings or Settings()
         backend, reason = _backend_or_reason(answerer or settings.answerer, settings, index.embedder)
-        hits, references = _retrieve(index, question, k, filters, settings)
+        hits, references = _retrieve(index, question, k, filters, settings.rerank if rerank is None else rerank)
         yield SourcesEvent(sources=hits, references=references)
         if not hits:
             answer = _not_found(question, backend.name)

@@ -12,7 +12,7 @@ from gaceta.api.deps import get_index, get_settings
 from gaceta.api.schemas import AskRequest, SearchRequest, SearchResponse
 from retrieval.answers import ask, ask_stream
 from retrieval.answers.models import Answer
-from retrieval.index import Search
+from retrieval.legal_search import legal_search
 from retrieval.settings import Settings
 
 router = APIRouter(tags=["query"])
@@ -25,17 +25,19 @@ JSON of the event model in `retrieval.answers.models`."""
 
 @router.post("/search", response_model=SearchResponse, summary="Hybrid (or dense / BM25) search over chunks")
 async def search(body: SearchRequest, index=Depends(get_index)) -> Response:
-    # Awaited, not run on a worker thread: concurrent searches queue for the index's batch worker (one model call,
-    # one Qdrant batch). The response is serialised once, by pydantic; FastAPI would validate it all over again.
-    search = Search(body.query, k=body.k, mode=body.mode, filters=body.search_filters())
-    hits = await asyncio.wrap_future(index.search_future(search))
-    response = SearchResponse(query=body.query, mode=body.mode, k=body.k, hits=hits)
+    # On a worker thread: its first stage queues for the index's batch worker (one model call, one Qdrant batch for
+    # concurrent searches). The response is serialised once, by pydantic; FastAPI would validate it all over again.
+    result = await asyncio.to_thread(legal_search, index, body.query, k=body.k, mode=body.mode,
+                                     filters=body.search_filters(), rerank=body.rerank)
+    response = SearchResponse(query=body.query, mode=body.mode, k=body.k, hits=result.hits,
+                              references=result.references)
     return Response(response.model_dump_json(), media_type="application/json")
 
 
 @router.post("/ask", response_model=Answer, summary="A cited answer (verified citations, coverage)")
 def ask_route(body: AskRequest, index=Depends(get_index), settings: Settings = Depends(get_settings)) -> Answer:
-    return ask(index, body.question, k=body.k, filters=body.search_filters(), answerer=body.answerer, settings=settings)
+    return ask(index, body.question, k=body.k, filters=body.search_filters(), answerer=body.answerer, settings=settings,
+               rerank=body.rerank)
 
 
 @router.post(
@@ -46,7 +48,8 @@ def ask_stream_route(
 ) -> Iterator[ServerSentEvent]:
     # ask_stream reports its own failures as a final `error` event (headers are already sent by then).
     events = ask_stream(
-        index, body.question, k=body.k, filters=body.search_filters(), answerer=body.answerer, settings=settings
+        index, body.question, k=body.k, filters=body.search_filters(), answerer=body.answerer, settings=settings,
+        rerank=body.rerank,
     )
     for event in events:
         yield ServerSentEvent(event=event.event, data=event)
