@@ -4,15 +4,22 @@ Offsets are taken while writing (never searched for afterwards), so a heading's 
 slice the final string exactly. Lines are joined into paragraphs by spacing, indentation and style; a sentence
 running over a page break stays one paragraph (the page span starts inside it), and a table continued on the next
 page is written as one table, its repeated header row dropped.
+
+Every table written is recorded as a `TableSpan` (the chunker reads those, it never re-detects tables), and every
+amendment note of a consolidated text ("Párrafo reformado DOF …", grammar in `ingest.amendments`) is written as a
+block of its own — never glued onto the provision's sentence before it or after it — and recorded as an
+`AmendmentNote` attached to the article it follows. Heading kinds leave here as `HeadingKind`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ingest.amendments import continues_note, opens_note, parse_note, starts_note
 from ingest.headings import fold, rank
 from ingest.layout import Line
-from ingest.models import AmendmentNote, Heading, PageSpan, TableSpan
+from ingest.models import AmendmentNote, Heading, HeadingKind, PageSpan, TableSpan
+from ingest.references import article_key
 from ingest.split_documents import DocumentItems, Item
 from ingest.tables import TableBlock, to_markdown
 
@@ -36,6 +43,9 @@ class _Writer:
     open_table: TableBlock | None = None
     page_start: dict[int, int] = field(default_factory=dict)
     page_end: dict[int, int] = field(default_factory=dict)
+    note: str | None = None  # the text so far of the open block when it is an amendment note
+    blocks: list[tuple[int, str]] = field(default_factory=list)  # (start, "text" | "heading" | "table")
+    tables: list[TableSpan] = field(default_factory=list)
 
     def write(self, text: str) -> int:
         start = self.pos
@@ -43,23 +53,29 @@ class _Writer:
         self.pos += len(text)
         return start
 
-    def new_block(self) -> None:
+    def new_block(self, kind: str = "text") -> None:
         if self.pos:
             self.write("\n\n")
         self.last_line = None
         self.open_table = None
+        self.note = None
+        self.blocks.append((self.pos, kind))
 
     def mark(self, page: int, start: int) -> None:
         self.page_start.setdefault(page, start)
         self.page_end[page] = self.pos
 
 
-def _heading_kind(kind: str, label: str) -> str:
+def _heading_kind(kind: str, label: str) -> HeadingKind:
+    """The classifier's kind (`ingest.headings`) as the model's `HeadingKind`."""
     if kind in ("heading_major", "heading_minor", "outline"):
-        return "heading"
-    if kind == "part" and fold(label).endswith(("transitorio", "transitorios")):
-        return "transitorios"
-    return kind
+        return HeadingKind.heading
+    if kind == "part" and fold(label).rstrip(" :.").endswith(("transitorio", "transitorios")):
+        return HeadingKind.transitorios
+    try:
+        return HeadingKind(kind)
+    except ValueError:
+        return HeadingKind.heading
 
 
 def _breaks(prev: Line, ln: Line) -> bool:
@@ -74,9 +90,25 @@ def _breaks(prev: Line, ln: Line) -> bool:
     return ended and ln.x0 > prev.x0 + 0.8 * ln.size
 
 
+def _same_style(prev: Line, ln: Line) -> bool:
+    return abs(ln.size - prev.size) <= 1.0 and ln.bold == prev.bold and ln.italic == prev.italic
+
+
+def _joins(w: _Writer, prev: Line | None, ln: Line, text: str) -> bool:
+    """Does `ln` continue the open block? An amendment note takes only its own wrapped lines, and a line that opens
+    a note never continues a paragraph."""
+    if prev is None:
+        return False
+    if w.note is not None:
+        return _same_style(prev, ln) and continues_note(w.note, text)
+    return not _breaks(prev, ln) and not starts_note(text)
+
+
 def _write_line(w: _Writer, ln: Line, text: str) -> None:
     prev = w.last_line
-    if prev is not None and not _breaks(prev, ln):
+    if _joins(w, prev, ln, text):
+        if w.note is not None:
+            w.note += " " + text
         if w.parts and w.parts[-1].endswith("-") and len(w.parts[-1]) > 1 and w.parts[-1][-2].isalpha() \
                 and text[:1].islower():
             w.parts[-1] = w.parts[-1][:-1]  # "pala-" + "bra": de-hyphenate
@@ -85,8 +117,11 @@ def _write_line(w: _Writer, ln: Line, text: str) -> None:
         else:
             start = w.write(" " + text) + 1
     else:
+        style_break = prev is not None and not _same_style(prev, ln)
         w.new_block()
         start = w.write(text)
+        if starts_note(text) or (style_break and opens_note(text)):
+            w.note = text
     w.last_line = ln
     w.mark(ln.page, start)
 
@@ -102,11 +137,16 @@ def _write_table(w: _Writer, item: Item) -> None:
             w.write(to_markdown([prev.rows[0]] + rows).split("\n", 2)[2])
             w.mark(item.page, start)
         prev.pages.append(item.page)
+        span = w.tables[-1]
+        w.tables[-1] = span.model_copy(update={"end": w.pos, "pages": [*span.pages, item.page]})
         return
-    w.new_block()
-    start = w.write(to_markdown(table.rows))
+    w.new_block("table")
+    text = to_markdown(table.rows)
+    start = w.write(text)
     w.mark(item.page, start)
     w.open_table = TableBlock(page=table.page, bbox=table.bbox, rows=table.rows, pages=[item.page])
+    header_end = start + len("\n".join(text.split("\n", 2)[:2]))  # header row + separator row
+    w.tables.append(TableSpan(start=start, end=w.pos, header_end=header_end, pages=[item.page]))
 
 
 def build(doc: DocumentItems, levels: dict[int, int], printed: dict[int, str], ocr: set[int]) -> BuiltMarkdown:
@@ -119,7 +159,7 @@ def build(doc: DocumentItems, levels: dict[int, int], printed: dict[int, str], o
         elif item.heading is not None:
             h = item.heading
             level = levels[rank(h.kind)]
-            w.new_block()
+            w.new_block("heading")
             start = w.write("#" * level + " " + h.label)
             headings.append(Heading(level=level, text=h.label, kind=_heading_kind(h.kind, h.label), page=item.page,
                                     start=start, end=w.pos))
@@ -135,4 +175,27 @@ def build(doc: DocumentItems, levels: dict[int, int], printed: dict[int, str], o
     markdown = "".join(w.parts)
     spans = [PageSpan(page=p, start=s, end=w.page_end[p], printed=printed.get(p), ocr=p in ocr)
              for p, s in sorted(w.page_start.items())]
-    return BuiltMarkdown(markdown, headings, spans)
+    return BuiltMarkdown(markdown, headings, spans, w.tables, _notes(markdown, w.blocks, headings))
+
+
+def _notes(markdown: str, blocks: list[tuple[int, str]], headings: list[Heading]) -> list[AmendmentNote]:
+    """The amendment notes among the text blocks, each attached to the article open before it: the last article
+    heading, until a heading at its level or above (the next clause, a chapter, a decree's title) closes it."""
+    notes: list[AmendmentNote] = []
+    ends = [start for start, _ in blocks[1:]] + [len(markdown)]
+    h = 0
+    article: tuple[int, str | None] | None = None  # (level, key) of the open article
+    for (start, kind), end in zip(blocks, ends):
+        while h < len(headings) and headings[h].start <= start:
+            heading = headings[h]
+            if heading.kind is HeadingKind.articulo:
+                article = (heading.level, article_key(heading.text))
+            elif article is not None and heading.level <= article[0]:
+                article = None
+            h += 1
+        if kind != "text":
+            continue
+        note = parse_note(markdown[start:end], start, article[1] if article else None)
+        if note is not None:
+            notes.append(note)
+    return notes

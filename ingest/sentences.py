@@ -6,6 +6,9 @@ and a missed split glues a heading or table row onto prose. The rules, in order:
 - Markdown structure first: a heading line (`# …`) and a table row (`| … |`) are each one unit; a blank line ends a
   paragraph; a line that opens a list item or clause (`- `, `1. `, `a) `, `I.-`, `1.2.3 `, `PRIMERO.-`) starts a new
   unit. Other line breaks inside a paragraph are just wrapped text.
+- An amendment note of a consolidated text ("Párrafo adicionado DOF 20-12-2013. Reformado DOF 11-06-2014"; grammar
+  in `ingest.amendments`) is always exactly one sentence: a line that opens one starts a new unit, and the note is
+  never split at its inner periods nor merged with the provision's text around it.
 - Inside a paragraph a sentence ends at `.`, `?` or `!` (plus closing quotes/brackets/emphasis) followed by
   whitespace and a character that can open a sentence (capital, digit, `¿`, `¡`, opening quote or bracket), unless
   the period closes an abbreviation (`Art.`, `fracc.`, `Lic.`, `Núm.`, `No. 5`), an initial or dotted acronym
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import re
 
+from ingest.amendments import continues_note, is_note, starts_note
 from ingest.models import Sentence
 
 HEADING_LINE = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)")
@@ -68,7 +72,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of each sentence of `text`: `split_sentences` without the models, for bulk callers."""
     spans: list[tuple[int, int]] = []
     for start, end, prose in _units(text):
-        if prose:
+        if prose and not is_note(text[start:end]):
             spans.extend(_split_prose(text, start, end))
         else:
             spans.append((start, end))
@@ -78,6 +82,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 def _units(text: str):
     """Yield (start, end, is_prose) for headings, table rows and paragraphs/list items, stripped of whitespace."""
     para_start = para_end = None
+    in_note = False  # the open paragraph is an amendment note
     pos = 0
     for line in text.splitlines(keepends=True):
         line_start, pos = pos, pos + len(line)
@@ -96,11 +101,15 @@ def _units(text: str):
                 para_start = None
             yield b_start, b_end, False
             continue
-        if para_start is not None and ITEM_START.match(line):
+        opens_note = starts_note(body)
+        if para_start is not None and (
+            ITEM_START.match(line) or opens_note or (in_note and not continues_note(text[para_start:para_end], body))
+        ):
             yield para_start, para_end, True
             para_start = None
         if para_start is None:
             para_start = b_start
+            in_note = opens_note
         para_end = b_end
     if para_start is not None:
         yield para_start, para_end, True
