@@ -26,6 +26,7 @@ CONSOLIDATED = (DocType.constitucion, DocType.ley, DocType.codigo, DocType.regla
                 DocType.real_decreto, DocType.tratado)
 NAME_MATCH = 90  # rapidfuzz ratio between a named law and a document's name (both folded)
 CONTEXT_DOCS = 3  # documents of the top hits tried for an article named without its law
+MIN_MENTION = 10  # characters of a document name that a query must contain to name it in lower case
 _LINKING = frozenset("de del la las los el y e en para sobre a al".split())
 _NAME_END = re.compile(r",|;|\s+(?:por el que|por la que|que |reglamentaria)", re.I)
 
@@ -90,6 +91,21 @@ class LawCatalog:
             found = [(s, e) for s, e in found if e.consolidated]
         return [e.document for _, e in found]
 
+    def mentioned(self, query: str) -> list[DocumentInfo]:
+        """Consolidated texts whose name (or acronym) the query contains however it is typed: "¿qué dice el
+        artículo 17 de la ley de amparo?" names the Ley de Amparo although the parser wants capitals."""
+        folded = f" {fold(query)} "
+        tokens = set(re.findall(r"[A-Za-z]{3,8}", query))
+        out = []
+        for e in self.entries:
+            if not e.consolidated:
+                continue
+            names = [n for n in e.names if len(n) >= MIN_MENTION and len(n.split()) >= 2]
+            if any(f" {n} " in folded or f" {n}," in folded or f" {n}?" in folded for n in names) \
+                    or tokens & set(e.acronyms):
+                out.append(e.document)
+        return out
+
 
 def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, list[DocumentInfo]]]:
     """The query's references, each with the documents its law resolved to (empty when none was named/found)."""
@@ -99,8 +115,8 @@ def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, li
     out = []
     for ref in refs:
         docs = catalog.resolve(ref)
-        if not docs and ref.articles and not (ref.law or ref.constitutional) and laws:
-            docs = [d for law in laws for d in catalog.resolve(law)]
+        if not docs and ref.articles and not (ref.law or ref.constitutional):
+            docs = [d for law in laws for d in catalog.resolve(law)] or catalog.mentioned(query)
         out.append((ref, list({d.doc_id: d for d in docs}.values())))
     return out
 

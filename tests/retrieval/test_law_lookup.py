@@ -54,3 +54,12 @@ def test_a_regulation_is_not_its_law():
 def test_a_law_the_index_does_not_hold_resolves_to_nothing():
     assert ids(LegalReference(text="Código Fiscal de la Federación", law="Código Fiscal de la Federación")) == []
     assert ids(LegalReference(text="artículo 5", articles=["5"])) == []
+
+
+def test_a_law_named_in_lower_case_is_still_the_law_the_question_means():
+    from retrieval.law_lookup import understood
+
+    found = understood("¿qué dice el artículo 17 de la ley de amparo?", CATALOG)
+    assert [(ref.articles, [d.doc_id for d in docs]) for ref, docs in found] == [(["17"], ["amparo"])]
+    found = understood("¿qué establece el artículo 5 de la LFT?", CATALOG)
+    assert [d.doc_id for _, docs in found for d in docs] == ["lft"]
