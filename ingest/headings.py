@@ -30,6 +30,15 @@ from dataclasses import dataclass
 
 from ingest.layout import Line
 
+# Internal heading kinds (ingest.markdown_build maps them to models.HeadingKind): one definition, no free strings.
+PODER, ISSUING_BODY, TITLE, LIBRO, PART = "poder", "issuing_body", "title", "libro", "part"
+TITULO, CAPITULO, SECCION, ARTICULO, CLAUSE = "titulo", "capitulo", "seccion", "articulo", "clause"
+HEADING_MAJOR, HEADING_MINOR, OUTLINE = "heading_major", "heading_minor", "outline"
+BODY_KINDS = (PODER, ISSUING_BODY)  # the issuer of a document
+ARTICLE_KINDS = (ARTICULO, CLAUSE)  # label-only headings: the text after the label stays body text
+GENERIC_KINDS = (HEADING_MAJOR, HEADING_MINOR, OUTLINE)  # typographic headings, not legal grammar
+BOUNDARY_KINDS = (PODER, ISSUING_BODY, TITLE)  # a run of these opens a document in an edition
+
 RANKS = {"poder": 0, "issuing_body": 1, "title": 2, "libro": 3, "part": 3, "titulo": 4, "capitulo": 5,
          "seccion": 6, "articulo": 7, "clause": 7}
 
@@ -102,30 +111,30 @@ def classify(ln: Line, ctx: Context) -> Classified | None:
     strong = ln.bold or ln.caps > 0.85 or ln.size >= ctx.body * 1.15
     for kind, pattern in _PATTERNS:
         if pattern.match(text) and (strong or _centred(ln, ctx)) and len(text) < 160:
-            if kind == "poder" and not (ln.bold and ln.caps > 0.9):
+            if kind == PODER and not (ln.bold and ln.caps > 0.9):
                 continue
             return Classified(kind, text)
     if (ln.lead_bold or ln.caps > 0.9) and text[0].isupper():
         m = _ARTICLE.match(text)
         if m:
-            return Classified("articulo", m.group(0).strip(), text[m.end():].strip())
+            return Classified(ARTICULO, m.group(0).strip(), text[m.end():].strip())
         m = _CLAUSE.match(text)
         if m:
-            return Classified("clause", m.group(0).strip(), text[m.end():].strip())
+            return Classified(CLAUSE, m.group(0).strip(), text[m.end():].strip())
     if ln.bold and ln.caps > 0.85 and ln.size >= ctx.body * 1.3 and len(text) < 160:
-        return Classified("issuing_body", text)
+        return Classified(ISSUING_BODY, text)
     if ln.bold and ln.caps > 0.85 and _BODY_START.match(text) and _centred(ln, ctx) and len(text) < 160:
-        return Classified("issuing_body", text)
+        return Classified(ISSUING_BODY, text)
     if ln.bold and _TITLE_OPENER.match(text) and ln.size <= ctx.body * 1.2:
-        return Classified("title", text)
+        return Classified(TITLE, text)
     if _outline_names(ln, ctx):
-        return Classified("outline", text)
+        return Classified(OUTLINE, text)
     words = len(text.split())
     if words <= 14 and len(text) <= 120 and not text.endswith((",", ";")) and text[0].isalnum():
         if ln.size >= ctx.body * 1.2 and (ln.bold or ln.caps > 0.6 or ln.size >= ctx.body * 1.4):
-            return Classified("heading_major", text)
+            return Classified(HEADING_MAJOR, text)
         if ln.bold and not ln.italic and (ln.caps > 0.6 or _centred(ln, ctx)):
-            return Classified("heading_minor", text)
+            return Classified(HEADING_MINOR, text)
     return None
 
 
@@ -139,28 +148,28 @@ def _outline_names(ln: Line, ctx: Context) -> bool:
 
 
 def rank(kind: str) -> int:
-    if kind == "heading_major" or kind == "outline":
+    if kind in (HEADING_MAJOR, OUTLINE):
         return 4
-    if kind == "heading_minor":
+    if kind == HEADING_MINOR:
         return 6
     return RANKS[kind]
 
 
 def continues_heading(kind: str, prev: Line, ln: Line, ctx: Context) -> bool:
     """Does `ln` continue the multi-line heading that `prev` started or continued?"""
-    if kind in ("articulo", "clause"):
+    if kind in ARTICLE_KINDS:
         return False
     gap = ln.y0 - prev.y1
     if ln.page != prev.page or gap > 1.2 * max(prev.height, ln.height) or gap < -2:
         return False
     same_style = ln.bold == prev.bold and abs(ln.size - prev.size) < 0.6
-    if kind == "title":
+    if kind == TITLE:
         return ln.bold and abs(ln.size - prev.size) < 0.6 and ln.font == prev.font
-    if kind in ("poder", "issuing_body"):
+    if kind in BODY_KINDS:
         return same_style and ln.caps > 0.85 and _centred(ln, ctx)
-    if kind in ("titulo", "capitulo", "seccion", "libro"):
+    if kind in (TITULO, CAPITULO, SECCION, LIBRO):
         return same_style and ln.bold and _centred(ln, ctx) and len(ln.text) < 200
-    if kind in ("heading_major", "heading_minor", "outline"):
+    if kind in GENERIC_KINDS:
         return same_style and ln.font == prev.font
     return False
 

@@ -14,7 +14,9 @@ from pathlib import Path
 import pymupdf
 
 from ingest import ocr
-from ingest.headings import Context, body_size, classify, continues_heading, levels_for, outline_by_page
+from ingest.headings import (ARTICLE_KINDS, BODY_KINDS, GENERIC_KINDS, TITLE, Context, body_size, classify,
+                             continues_heading, levels_for, outline_by_page)
+from ingest.identity import Evidence, identify
 from ingest.layout import Line, extract_lines, reading_order
 from ingest.markdown_build import build
 from ingest.models import LegalDocument, ParseResult, ParseStatus
@@ -25,9 +27,6 @@ from ingest.tables import TableBlock, page_tables
 
 MAX_GENERIC_HEADING = 200  # a bold run longer than this is an emphasised paragraph
 _EDITION = re.compile(r"(?:^|[_\-])(MAT|VES|EXT)(?:[_\-.]|$)", re.I)
-_DOC_TYPES = {"NORMA": "NOM", "NOM": "NOM", "LEY": "LEY", "CONSTITUCION": "CONSTITUCION", "RESOLUCION": "RESOLUCION",
-              "DECRETO": "DECRETO", "ACUERDO": "ACUERDO", "AVISO": "AVISO", "REGLAMENTO": "REGLAMENTO",
-              "SENTENCIA": "SENTENCIA", "CONVENIO": "CONVENIO", "LINEAMIENTOS": "LINEAMIENTOS", "ANEXO": "ANEXO"}
 
 
 @dataclass
@@ -116,15 +115,14 @@ def _classify(flat: list[tuple[int, Line | TableBlock]], ctx: Context) -> list[I
             items.append(Item(pno, table=obj))
             continue
         found = classify(obj, ctx)
-        if found and found.kind == "title" and ctx.dof:
-            after_body = bool(items) and items[-1].heading is not None and items[-1].heading.kind in (
-                "poder", "issuing_body")
+        if found and found.kind == TITLE and ctx.dof:
+            after_body = bool(items) and items[-1].heading is not None and items[-1].heading.kind in BODY_KINDS
             if after_body:
                 title_fonts.add((obj.font, obj.size))
             elif (obj.font, obj.size) not in title_fonts:
                 found = None
         merged = [obj]
-        if found and found.kind not in ("articulo", "clause"):
+        if found and found.kind not in ARTICLE_KINDS:
             while i < len(flat) and isinstance(flat[i][1], Line) and continues_heading(found.kind, merged[-1],
                                                                                       flat[i][1], ctx):
                 nxt = classify(flat[i][1], ctx)
@@ -133,33 +131,32 @@ def _classify(flat: list[tuple[int, Line | TableBlock]], ctx: Context) -> list[I
                 merged.append(flat[i][1])
                 i += 1
             found.label = " ".join(ln.text.strip() for ln in merged)
-            if found.kind in ("heading_major", "heading_minor", "outline") and len(found.label) > MAX_GENERIC_HEADING:
+            if found.kind in GENERIC_KINDS and len(found.label) > MAX_GENERIC_HEADING:
                 items.extend(Item(ln.page, line=ln) for ln in merged)  # a bold paragraph, not a heading
                 continue
-        items.append(Item(pno, line=merged[-1], heading=found))
+        items.append(Item(pno, line=merged[-1], heading=found, first_line=merged[0]))
     return items
 
 
-def _doc_type(title: str) -> str | None:
-    word = title.split(maxsplit=1)[0] if title.split() else ""
-    folded = word.upper().translate(str.maketrans("ÁÉÍÓÚ", "AEIOU")).strip(".,:;")
-    if folded.startswith("NOM-"):
-        return "NOM"
-    return _DOC_TYPES.get(folded, folded if folded.isalpha() and folded.isupper() and len(folded) > 2 else None)
-
-
-def _title(d: DocumentItems, fallback: str) -> str:
-    if d.title:
-        return d.title
-    if d.front_matter:
-        return "Contenido"
-    for it in d.items:
-        if it.heading and it.heading.kind not in ("articulo", "clause", "poder", "issuing_body"):
-            return it.heading.label
-    for it in d.items:
-        if it.line is not None:
-            return it.line.text.strip()
-    return fallback
+def _evidence(d: DocumentItems, flat_lines: list[Line], where: dict[int, int], headers: RunningHeaders,
+              dof: bool, edition: str | None) -> Evidence:
+    """What identity reads for one document: its first and last lines (with layout), headings and headers."""
+    own = [it for it in d.items if not it.synthetic and (it.line is not None or it.table is not None)]
+    starts = [where[id(it.first_line or it.line)] for it in own if (it.first_line or it.line) is not None
+              and id(it.first_line or it.line) in where]
+    ends = [where[id(it.line)] for it in own if it.line is not None and id(it.line) in where]
+    lo, hi = (min(starts), max(ends) + 1) if starts and ends else (0, 0)
+    first_page = own[0].page if own else (d.items[0].page if d.items else 1)
+    page_headers = headers.page_texts.get(first_page) or headers.page_texts.get(first_page + 1, [])
+    return Evidence(
+        lines=flat_lines[lo:min(hi, lo + 120)],
+        headings=[it.heading for it in d.items if it.heading is not None and not it.synthetic],
+        tail=" ".join(ln.text.strip() for ln in flat_lines[max(lo, hi - 60):hi]),
+        headers=headers.texts, page_headers=page_headers, top=headers.tops.get(first_page, []),
+        front_matter=d.front_matter, edition_title=d.title, edition_body=d.body or d.poder, dof=dof,
+        dof_date=headers.date if dof else None, dof_section=headers.section if dof else None,
+        dof_edition=edition,
+    )
 
 
 def _short(text: str, words: int = 8, chars: int = 60) -> str:
@@ -205,7 +202,8 @@ def _parse(opened: OpenedPdf) -> ParseResult:
     if headers.is_dof:
         m = _EDITION.search(Path(src.path).stem)
         edition = m.group(1).upper() if m else "MAT"
-    stem = Path(src.path).stem
+    flat_lines = [obj for _, obj in flat if isinstance(obj, Line)]
+    where = {id(ln): i for i, ln in enumerate(flat_lines)}
     for d in docs:
         kinds = [it.heading.kind for it in d.items if it.heading]
         built = build(d, levels_for(kinds), headers.printed, pages.ocr)
@@ -213,15 +211,18 @@ def _parse(opened: OpenedPdf) -> ParseResult:
             continue
         position = len(result.documents)
         span_pages = [s.page for s in built.page_spans] or [d.items[0].page]
-        title = " ".join(_title(d, stem).split())
+        ident = identify(_evidence(d, flat_lines, where, headers, headers.is_dof, edition))
+        title = " ".join(ident.title.split())
         if headers.is_dof:
             label = f"DOF {headers.date.isoformat()} {edition}" if headers.date else f"DOF {edition}"
         else:
-            label = _short(title)
+            label = _short(ident.short_title or title)
         result.documents.append(LegalDocument(
-            doc_id=f"{src.sha256[:12]}-{position:03d}", title=title, issuing_body=d.body or d.poder,
-            doc_type="INDICE" if d.front_matter else _doc_type(title), publication_date=headers.date,
-            edition=edition, section=headers.section, source_path=src.path, source_sha256=src.sha256,
+            doc_id=f"{src.sha256[:12]}-{position:03d}", title=title, issuing_body=ident.issuing_body,
+            doc_type=ident.doc_type, short_title=ident.short_title, aliases=ident.aliases, number=ident.number,
+            gazette=ident.gazette, issue=ident.issue, publication_date=ident.publication_date,
+            last_reform_date=ident.last_reform_date, amends=ident.amends, edition=ident.edition,
+            section=ident.section, source_path=src.path, source_sha256=src.sha256,
             position=position, pdf_pages=(min(span_pages), max(span_pages)),
             printed_pages=(headers.printed.get(min(span_pages)), headers.printed.get(max(span_pages))), label=label,
             markdown=built.markdown, headings=built.headings, page_spans=built.page_spans, tables=built.tables,

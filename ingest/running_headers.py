@@ -44,6 +44,8 @@ class RunningHeaders:
     strip: dict[int, set[int]] = field(default_factory=dict)  # page -> ids (id(line)) of header/footer lines
     printed: dict[int, str] = field(default_factory=dict)
     texts: list[str] = field(default_factory=list)
+    page_texts: dict[int, list[str]] = field(default_factory=dict)  # page -> its header/footer texts, top to bottom
+    tops: dict[int, list[str]] = field(default_factory=dict)  # page -> texts of its top rows, repeated or not
     is_dof: bool = False
     date: dt.date | None = None
     section: str | None = None
@@ -117,9 +119,13 @@ def detect(pages: dict[int, list[Line]], heights: dict[int, float]) -> RunningHe
             if m:
                 result.printed.setdefault(p, m.group(1))
                 continue
+            result.page_texts.setdefault(p, []).append(normalise(ln.text))
             texts[normalise(ln.text)] = None
             _read_metadata(result, ln.text)
     result.texts = list(texts)
+    for p, lines in zones.items():  # evidence for identity: what the top of each page prints (masthead, law name)
+        top = sorted((ln for ln in lines if ln.y1 <= TOP_ZONE * heights[p]), key=lambda ln: (ln.y0, ln.x0))
+        result.tops[p] = [normalise(ln.text) for ln in top]
     known = {_key(t) for t in texts}
     for p, lines in zones.items():  # the same header a few points off its usual place (OCR'd pages) goes too
         for ln in lines:

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ingest.headings import Classified
+from ingest.headings import BOUNDARY_KINDS, ISSUING_BODY, PODER, TITLE, Classified
 from ingest.layout import Line
 from ingest.tables import TableBlock
-
-BOUNDARY_KINDS = ("poder", "issuing_body", "title")
 
 
 @dataclass
@@ -28,6 +26,7 @@ class Item:
     table: TableBlock | None = None
     heading: Classified | None = None
     synthetic: bool = False  # an inherited issuing-body heading repeated at the top of a document
+    first_line: Line | None = None  # a merged multi-line heading: its first line (`line` is its last)
 
 
 @dataclass
@@ -72,18 +71,18 @@ def split_edition(items: list[Item]) -> list[DocumentItems]:
                 break
             run.append(it)
         kinds = [it.heading.kind for it in run]
-        if "poder" in kinds:
-            poder = next(it.heading.label for it in run if it.heading.kind == "poder")
+        if PODER in kinds:
+            poder = next(it.heading.label for it in run if it.heading.kind == PODER)
             body = None
-        if "issuing_body" in kinds:
-            body = " ".join(it.heading.label for it in run if it.heading.kind == "issuing_body")
+        if ISSUING_BODY in kinds:
+            body = " ".join(it.heading.label for it in run if it.heading.kind == ISSUING_BODY)
         inherited: list[Item] = []
         page = chunk[0].page
-        if "poder" not in kinds and poder:
-            inherited.append(Item(page, heading=Classified("poder", poder), synthetic=True))
-        if "issuing_body" not in kinds and "poder" not in kinds and body:
-            inherited.append(Item(page, heading=Classified("issuing_body", body), synthetic=True))
-        title = next((it.heading.label for it in run if it.heading.kind == "title"), None)
+        if PODER not in kinds and poder:
+            inherited.append(Item(page, heading=Classified(PODER, poder), synthetic=True))
+        if ISSUING_BODY not in kinds and PODER not in kinds and body:
+            inherited.append(Item(page, heading=Classified(ISSUING_BODY, body), synthetic=True))
+        title = next((it.heading.label for it in run if it.heading.kind == TITLE), None)
         docs.append(DocumentItems(inherited + chunk, poder=poder, body=body, title=title))
     return docs
 
@@ -92,10 +91,10 @@ def single_document(items: list[Item]) -> list[DocumentItems]:
     """The whole file as one document; its body and title from its first headings."""
     doc = DocumentItems(items)
     for it in items:
-        if it.heading and it.heading.kind == "issuing_body" and doc.body is None:
+        if it.heading and it.heading.kind == ISSUING_BODY and doc.body is None:
             doc.body = it.heading.label
-        if it.heading and it.heading.kind == "poder" and doc.poder is None:
+        if it.heading and it.heading.kind == PODER and doc.poder is None:
             doc.poder = it.heading.label
-        if it.heading and it.heading.kind == "title" and doc.title is None:
+        if it.heading and it.heading.kind == TITLE and doc.title is None:
             doc.title = it.heading.label
     return [doc]

@@ -10,6 +10,7 @@ import textwrap
 import pymupdf
 
 from ingest.headings import fold
+from ingest.models import DocType
 from ingest.parse import parse_pdf
 from tests.conftest import REPO, pdf
 from tests.ingest.parsed_cache import parsed
@@ -25,11 +26,11 @@ def test_dof_2024_12_15_documents_match_its_bookmarks() -> None:
     bookmark_titles = [_folded(t[1]) for t in toc if t[0] == 3]
     bodies = [fold(t[1]) for t in toc if t[0] == 2]
     result = parsed("dof_2024-12-15_MAT_full_edition_34pp.pdf")
-    legal = [d for d in result.documents if d.doc_type != "INDICE"]
+    legal = [d for d in result.documents if d.doc_type is not DocType.indice]
     assert len(legal) == len(bookmark_titles) == 1
     for doc, title in zip(legal, bookmark_titles):
         assert fold(doc.title).startswith(title), (doc.title, title)
-        assert doc.doc_type == "LISTADOS"
+        assert doc.doc_type is DocType.listado
     assert fold(legal[0].issuing_body) == "comite de evaluacion del poder judicial de la federacion" == bodies[0]
     kinds = [(h.level, h.kind) for h in legal[0].headings[:3]]
     assert kinds == [(2, "poder"), (3, "issuing_body"), (4, "title")]
@@ -38,13 +39,14 @@ def test_dof_2024_12_15_documents_match_its_bookmarks() -> None:
 def test_dof_2023_01_11_finds_issuing_bodies_and_titles() -> None:
     result = parsed("dof_2023-01-11_MAT_first20pages.pdf")
     front, *legal = result.documents
-    assert front.doc_type == "INDICE" and front.pdf_pages == (1, 1)
+    assert front.doc_type is DocType.indice and front.pdf_pages == (1, 1)
     assert [d.issuing_body for d in legal] == [
         "SECRETARIA DE GOBERNACION", "SECRETARIA DE MARINA", "SECRETARIA DE HACIENDA Y CREDITO PUBLICO"]
     cover = fold(front.markdown)
     for d in legal:  # every body found is listed on the cover's CONTENIDO
         assert fold(d.issuing_body) in cover
     assert [d.title.split()[0] for d in legal] == ["AMPLIACIÓN", "TERCER", "ANEXO"]
+    assert [d.doc_type for d in legal] == [DocType.anexo, DocType.addendum, DocType.anexo]  # ordinals are not types
     assert legal[0].title.startswith("AMPLIACIÓN al Anexo de asignación y transferencia de recursos")
     assert [d.pdf_pages for d in legal] == [(2, 5), (6, 12), (13, 20)]
     first = legal[0]

@@ -1,0 +1,616 @@
+"""Document identity: the ONE place that names a legal document (title, type, issuing body, number, gazette, dates).
+
+It reads typed evidence, never the file name: the running headers of the file and of the document's pages (a
+consolidated Mexican law prints its name and "Última Reforma DOF 21-02-2025" on every page; a BOE page prints
+"BOLETÍN OFICIAL DEL ESTADO", "Núm. 92", the date and "Sec. I. Pág. 41281"), the first lines of the document with
+their layout (bold, size, caps), the headings the classifier found, and what the edition split decided (issuing
+body, title). Families, tried in order: an edition's front matter, a DOF edition document, a consolidated law or
+code, a BOE disposition, a Latin-American numbered act (LEY 99 DE 1993, RESOLUCIÓN No. 03874, ACUERDO No. 001),
+a court decision, and anything else (a sensible title from the first page: never a section label, a transitory
+decree found deep inside, an index line or OCR noise).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from ingest.headings import BODY_KINDS, GENERIC_KINDS, TITLE, Classified
+from ingest.layout import Line
+from ingest.models import DocType, LegalReference
+
+# --- vocabulary ------------------------------------------------------------------------------------------------
+
+_TYPE_WORDS: dict[str, DocType] = {
+    "constitucion": DocType.constitucion, "ley": DocType.ley, "leyes": DocType.ley, "codigo": DocType.codigo,
+    "reglamento": DocType.reglamento, "decreto": DocType.decreto, "decretos": DocType.decreto,
+    "acuerdo": DocType.acuerdo, "acuerdos": DocType.acuerdo, "resolucion": DocType.resolucion,
+    "resoluciones": DocType.resolucion, "orden": DocType.orden, "aviso": DocType.aviso, "avisos": DocType.aviso,
+    "norma": DocType.nom, "nom": DocType.nom, "convenio": DocType.convenio, "convenios": DocType.convenio,
+    "contrato": DocType.convenio, "lineamientos": DocType.lineamientos, "lineamiento": DocType.lineamientos,
+    "addendum": DocType.addendum, "adendum": DocType.addendum, "adenda": DocType.addendum,
+    "anexo": DocType.anexo, "anexos": DocType.anexo, "listado": DocType.listado, "listados": DocType.listado,
+    "lista": DocType.listado, "listas": DocType.listado, "edicto": DocType.edicto, "edictos": DocType.edicto,
+    "circular": DocType.circular, "convocatoria": DocType.convocatoria, "convocatorias": DocType.convocatoria,
+    "sentencia": DocType.sentencia, "auto": DocType.auto, "tratado": DocType.tratado, "declaracion": DocType.tratado,
+    "convencion": DocType.tratado, "pacto": DocType.tratado, "protocolo": DocType.tratado,
+    "estatuto": DocType.estatuto, "estatutos": DocType.estatuto, "reglas": DocType.norma,
+    "manual": DocType.norma, "politicas": DocType.norma, "criterios": DocType.norma,
+    "indice": DocType.indice, "contenido": DocType.indice, "sumario": DocType.indice,
+    "regulation": DocType.reglamento, "jurisprudencia": DocType.sentencia, "tesis": DocType.sentencia,
+}
+# Words that open a title without being its type: ordinals, modifiers, articles ("TERCER Convenio…",
+# "AMPLIACIÓN al Anexo…", "SEGUNDA Modificación al…", "PROYECTO de Norma…"). The type is the vocabulary word after.
+_MODIFIERS = re.compile(
+    r"^(?:primer[oa]?|segund[oa]|tercer[oa]?|cuart[oa]|quint[oa]|sext[oa]|septim[oa]|octav[oa]|noven[oa]|"
+    r"decim[oa]\w*|undecim[oa]|duodecim[oa]|vigesim[oa]\w*|unic[oa]|ampliacion|modificacion|modificaciones|"
+    r"proyecto|extracto|aclaracion|nota|fe|de|del|la|las|el|los|al|a|y|e|por|que|se|su|sus|nuevo|nueva|"
+    r"respuesta|respuestas|comentarios|actualizacion|adicion|reforma|reformas|version|texto|publica|integro|"
+    r"convenio modificatorio|real)$")
+_REFORM = re.compile(r"\bse\s+(?:reforma|adiciona|deroga|expide|abroga)n?\b", re.I)
+_MONTHS = {m: i + 1 for i, m in enumerate(
+    "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre".split())}
+_MONTHS_EN = {m: i + 1 for i, m in enumerate(
+    "january february march april may june july august september october november december".split())}
+_MON3 = {m[:3]: n for m, n in _MONTHS.items()} | {"set": 9, "dic": 12, "ene": 1, "abr": 4, "ago": 8}
+_UNITS = {"un": 1, "uno": 1, "primero": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7,
+          "ocho": 8, "nueve": 9, "diez": 10, "once": 11, "doce": 12, "trece": 13, "catorce": 14, "quince": 15,
+          "dieciseis": 16, "diecisiete": 17, "dieciocho": 18, "diecinueve": 19, "veinte": 20, "veintiun": 21,
+          "veintiuno": 21, "veintidos": 22, "veintitres": 23, "veinticuatro": 24, "veinticinco": 25,
+          "veintiseis": 26, "veintisiete": 27, "veintiocho": 28, "veintinueve": 29, "treinta": 30, "cuarenta": 40,
+          "cincuenta": 50, "sesenta": 60, "setenta": 70, "ochenta": 80, "noventa": 90, "mil": 1000}
+
+_DATE_ES = re.compile(r"\b(\d{1,2})(?:o\.|º|°)?\s+de\s+(" + "|".join(_MONTHS) + r")\s+de(?:l)?\s+(?:año\s+)?(\d{4})",
+                      re.I)
+_DATE_DMY = re.compile(r"\b(\d{1,2})-(\d{1,2})-(\d{4})\b")
+_DATE_MON3 = re.compile(r"\b(\d{1,2})\s+(" + "|".join(_MON3) + r")\.?\s+(\d{4})\b", re.I)
+_DATE_COMMA = re.compile(r"\b(\d{1,2}),\s*(" + "|".join(_MONTHS) + r"),\s*(\d{4})\b", re.I)
+_DATE_EN = re.compile(r"\b(" + "|".join(_MONTHS_EN) + r")\s+(\d{1,2}),\s*(\d{4})\b", re.I)
+_DATE_EN_DMY = re.compile(r"\b(\d{1,2})\s+(" + "|".join(_MONTHS_EN) + r")\s+(\d{4})\b", re.I)
+_DATE_US = re.compile(r"\bDate Filed:\s*(\d{1,2})/(\d{1,2})/(\d{4})")
+_DATE_WORDS = re.compile(r"\b([a-záéíóú]+)\s+de\s+(" + "|".join(_MONTHS) + r")\s+de(?:l)?\s+(?:año\s+)?"
+                         r"(dos\s+mil(?:\s+[a-záéíóú]+){0,2}|mil\s+novecientos(?:\s+[a-záéíóú]+){0,3})", re.I)
+
+
+def fold(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text.lower())
+    return " ".join("".join(c for c in text if not unicodedata.combining(c)).split())
+
+
+def _date(y: int, m: int, d: int) -> dt.date | None:
+    try:
+        return dt.date(y, m, d)
+    except ValueError:
+        return None
+
+
+def _words_number(words: str) -> int | None:
+    total = 0
+    for w in fold(words).replace(" y ", " ").split():
+        if w == "mil":
+            total = (total or 1) * 1000
+        elif w == "novecientos":
+            total += 900
+        elif w in _UNITS:
+            total += _UNITS[w]
+        else:
+            return None
+    return total or None
+
+
+def parse_date(text: str) -> dt.date | None:
+    """The first date written in `text`, in any of the forms legal texts use."""
+    found: list[tuple[int, dt.date]] = []
+    for m in _DATE_ES.finditer(text):
+        if d := _date(int(m.group(3)), _MONTHS[m.group(2).lower()], int(m.group(1))):
+            found.append((m.start(), d))
+            break
+    for m in _DATE_DMY.finditer(text):
+        if d := _date(int(m.group(3)), int(m.group(2)), int(m.group(1))):
+            found.append((m.start(), d))
+            break
+    for m in _DATE_COMMA.finditer(text):
+        if d := _date(int(m.group(3)), _MONTHS[m.group(2).lower()], int(m.group(1))):
+            found.append((m.start(), d))
+            break
+    for m in _DATE_MON3.finditer(text):
+        if d := _date(int(m.group(3)), _MON3[m.group(2).lower()[:3]], int(m.group(1))):
+            found.append((m.start(), d))
+            break
+    for m in _DATE_EN.finditer(text):
+        if d := _date(int(m.group(3)), _MONTHS_EN[m.group(1).lower()], int(m.group(2))):
+            found.append((m.start(), d))
+            break
+    for m in _DATE_EN_DMY.finditer(text):
+        if d := _date(int(m.group(3)), _MONTHS_EN[m.group(2).lower()], int(m.group(1))):
+            found.append((m.start(), d))
+            break
+    for m in _DATE_WORDS.finditer(text):
+        day, year = _words_number(m.group(1)), _words_number(m.group(3))
+        if day and year and (d := _date(year, _MONTHS[m.group(2).lower()], day)):
+            found.append((m.start(), d))
+            break
+    return min(found, key=lambda f: f[0])[1] if found else None
+
+
+def type_of_title(title: str) -> DocType | None:
+    """The document type a title opens with, skipping ordinals and modifiers ("TERCER Convenio…" → CONVENIO)."""
+    words = re.findall(r"[\wÁÉÍÓÚÑáéíóúñü\-]+", title)[:8]
+    for i, word in enumerate(words):
+        w = fold(word)
+        if w.startswith("nom-") or (w == "norma" and "oficial mexicana" in fold(" ".join(words[i:i + 4]))):
+            return DocType.nom
+        if w == "real" and i + 1 < len(words) and fold(words[i + 1]).startswith("decreto"):
+            return DocType.real_decreto
+        if w in _TYPE_WORDS:
+            return _TYPE_WORDS[w]
+        if not _MODIFIERS.match(w) and not w.isdigit():
+            return None
+    return None
+
+
+def legal_case(title: str) -> str:
+    """An ALL-CAPS law name as a lawyer writes it: "LEY DE AMPARO, REGLAMENTARIA…" → "Ley de Amparo, Reglamentaria…"."""
+    letters = [c for c in title if c.isalpha()]
+    if not letters or sum(c.isupper() for c in letters) < 0.9 * len(letters):
+        return title
+    small = {"de", "del", "la", "las", "los", "el", "y", "e", "o", "u", "en", "a", "al", "para", "por", "con",
+             "sobre", "que", "se", "su", "sus", "lo"}
+    out = []
+    for i, word in enumerate(title.split()):
+        low = word.lower()
+        if i and low.strip(",.;:") in small:
+            out.append(low)
+        elif re.fullmatch(r"[IVXLC]+[,.;:]?", word):
+            out.append(word)
+        else:
+            out.append(low[:1].upper() + low[1:])
+    return " ".join(out)
+
+
+# --- evidence and result ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Evidence:
+    """What the parser hands to identity for one document."""
+
+    lines: list[Line]  # the document's first lines (running headers stripped), reading order, with layout
+    headings: list[Classified]  # the document's classified headings, in order (merged multi-line labels)
+    tail: str = ""  # the text of the document's last lines (signatures, "Dado en…", "Pronunciado por…")
+    headers: list[str] = field(default_factory=list)  # the file's running header/footer texts
+    page_headers: list[str] = field(default_factory=list)  # the header texts of the document's first pages
+    top: list[str] = field(default_factory=list)  # the top rows of the document's first page, repeated or not
+    front_matter: bool = False  # an edition's cover / CONTENIDO
+    edition_title: str | None = None  # what the edition split found: the document's title heading
+    edition_body: str | None = None  # … and the issuing body it inherits
+    dof: bool = False
+    dof_date: dt.date | None = None
+    dof_section: str | None = None
+    dof_edition: str | None = None
+
+
+@dataclass
+class Identity:
+    title: str
+    doc_type: DocType = DocType.otro
+    issuing_body: str | None = None
+    short_title: str | None = None
+    aliases: list[str] = field(default_factory=list)
+    number: str | None = None
+    gazette: str | None = None
+    issue: str | None = None
+    publication_date: dt.date | None = None
+    last_reform_date: dt.date | None = None
+    edition: str | None = None
+    section: str | None = None
+    amends: list[LegalReference] = field(default_factory=list)
+
+
+def _text(lines: list[Line], n: int = 80) -> str:
+    return " ".join(ln.text.strip() for ln in lines[:n])
+
+
+def _clean(title: str) -> str:
+    return " ".join(title.split()).strip(" -–")
+
+
+def _noise(text: str) -> bool:
+    """OCR fragments and page furniture: too few real words to be a title."""
+    words = re.findall(r"[^\W\d_]{3,}", text)
+    letters = sum(c.isalpha() for c in text)
+    return len(words) < 1 or letters < 0.6 * len(text.replace(" ", "")) or (len(words) < 2 and len(text) < 8)
+
+
+_SECTION_LABEL = re.compile(r"^(?:T[IÍ]TULO|CAP[IÍ]TULO|SECCI[OÓ]N|ART[IÍ]CULO|LIBRO|TRANSITORIOS?|CONSIDERANDOS?|"
+                            r"VISTOS?|DISPONE|RESUELVE|ACUERDA|DECRETA|CONTENIDO|[IÍ]NDICE|PRE[AÁ]MBULO|CHAPTER|"
+                            r"TABLE OF CONTENTS|PAGE\b|P[AÁ]GINA)\b", re.I)
+
+
+def _acceptable_title(text: str) -> bool:
+    return bool(text) and not _SECTION_LABEL.match(text.strip()) and not _noise(text) and len(text) <= 3000
+
+
+def _opener_block(ev: Evidence, skip: str | None = None) -> str | None:
+    """A document opener among the first lines ("ACUERDO GENERAL 01/2021 DEL PLENO…", "ANEXO 4 F"): a bold or
+    upper-case line whose first vocabulary word is a type, merged with the lines that continue it in its style."""
+    lines = ev.lines[:20]
+    for i, ln in enumerate(lines):
+        text = ln.text.strip()
+        if skip and fold(text) in fold(skip) or not (ln.bold or ln.caps > 0.8) or not _acceptable_title(text):
+            continue
+        if type_of_title(text) in (None, DocType.indice):
+            continue
+        block = [ln]
+        for nxt in lines[i + 1:i + 12]:
+            same = nxt.bold == ln.bold and abs(nxt.size - ln.size) < 0.6 and nxt.page == ln.page
+            if not same or _SECTION_LABEL.match(nxt.text.strip()) or re.match(r"^(?:PRIMERO|[IVX]+\.)", nxt.text):
+                break
+            block.append(nxt)
+            if nxt.text.rstrip().endswith(".") and len(block) > 1:
+                break
+        if len(block) == 1 and not text.endswith("."):  # "ANEXO 4 F" + the subtitle line printed right below it
+            below = [nxt for nxt in lines if nxt is not ln and nxt.page == ln.page and len(nxt.text) < 200
+                     and -1 <= nxt.y0 - ln.y1 < 1.5 * max(ln.height, 1) and nxt.size >= ln.size - 0.6
+                     and min(nxt.x1, ln.x1) > max(nxt.x0, ln.x0) and not _SECTION_LABEL.match(nxt.text.strip())]
+            if below:
+                block.append(min(below, key=lambda nxt: nxt.y0))
+        return _clean(" ".join(b.text.strip() for b in block))
+    return None
+
+
+# --- families --------------------------------------------------------------------------------------------------
+
+_CONSOLIDATED = re.compile(r"[ÚU]ltima\s+reforma\s+(?:publicada\s+)?(?:DOF|en\s+el\s+Diario)|"
+                           r"FECHA\s+DE\s+[ÚU]LTIMA\s+REFORMA|"
+                           r"Nuev[oa]\s+(?:Ley|Reglamento|C[oó]digo|Estatuto)\s+(?:publicad[oa]\s+)?(?:DOF|en\s+el)|"
+                           r"TEXTO\s+VIGENTE", re.I)
+_HEADER_STOP = re.compile(r"C[ÁA]MARA\s+DE\s+DIPUTADOS|Secretar[íi]a\s+General|Servicios\s+Parlamentarios|"
+                          r"[ÚU]ltima\s+Reforma|Nuev[oa]\s+\w+\s+DOF|TEXTO\s+VIGENTE|publicad[oa]", re.I)
+_LAST_REFORM = re.compile(r"[ÚU]LTIMA\s+REFORMA(?:\s+PUBLICADA)?.{0,60}?"
+                          r"(\d{1,2}-\d{1,2}-\d{4}|\d{1,2}\s+DE\s+\w+\s+DE(?:L)?\s+\d{4})", re.I)
+_PUBLISHED = re.compile(r"(?:publicad[oa]|PUBLICAD[OA])\s+(?:en\s+el\s+(?:Diario|Peri[oó]dico)\s+Oficial[^,.]{0,40}?"
+                        r"|EN\s+EL\s+PERI[OÓ]DICO\s+OFICIAL[^,]{0,20},?|DOF\s+)"
+                        r"(?:,?\s*(?:el|de\s+fecha|DE\s+FECHA)\s+)?"
+                        r"(\d{1,2}-\d{1,2}-\d{4}|\d{1,2}\s+de\s+\w+\s+de(?:l)?\s+\d{4})", re.I)
+_NEW_LAW_HEADER = re.compile(r"Nuev[oa]\s+\w+\s+DOF\s+(\d{1,2}-\d{1,2}-\d{4})", re.I)
+_PROMULGATOR = [
+    (re.compile(r"\b(?:Que\s+)?el\s+(?:Honorable\s+|H\.\s*)?(Congreso\s+Constituyente)\b", re.I), None),
+    (re.compile(r"\b(?:Que\s+)?el\s+(?:Honorable\s+|H\.\s*)(Congreso\s+de\s+la\s+Uni[oó]n)\b", re.I), None),
+    (re.compile(r"\b(?:Que\s+)?el\s+(?:Honorable\s+|H\.\s*)?(Congreso\s+de\s+la\s+Uni[oó]n),?\s+se\s+ha\s+servido",
+                re.I), None),
+    (re.compile(r"\bEL\s+CONGRESO\s+GENERAL\s+DE\s+LOS\s+ESTADOS\s+UNIDOS\s+MEXICANOS,?\s+DECRETA"),
+     "Congreso de la Unión"),
+    (re.compile(r"\bEl\s+(Congreso\s+de\s+[A-ZÁÉÍÓÚ]\w+),?\s+DECRETA", re.I), None),
+    (re.compile(r"Presidente\s+de\s+los\s+Estados\s+Unidos\s+Mexicanos,[^.]{0,400}?he\s+tenido\s+a\s+bien\s+expedir",
+                re.I), "Presidencia de la República"),
+    (re.compile(r"(?:adoptad[oa]|proclamad[oa]|aprobad[oa])\s+(?:y\s+\w+\s+)?por\s+la\s+"
+                r"(Asamblea\s+General(?:\s+de\s+las\s+Naciones\s+Unidas)?)", re.I), None),
+]
+
+
+def _date_of(text: str) -> dt.date | None:
+    return parse_date(text)
+
+
+def _consolidated(ev: Evidence) -> Identity | None:
+    evidence = " ".join(ev.headers + ev.top) + " " + _text(ev.lines, 30)
+    if not _CONSOLIDATED.search(evidence):
+        return None
+    name_lines: list[str] = []
+    for text in ev.page_headers or ev.top:
+        if _HEADER_STOP.search(text) or re.fullmatch(r"\d+(?:\s+de\s+\d+)?", text):
+            if name_lines:
+                break
+            continue
+        name_lines.append(text)
+    name = _clean(" ".join(name_lines))
+    if not name or _noise(name):  # no law name in the header: the first bold lines of the first page
+        name = _first_title_block(ev) or ""
+    if not name:
+        return None
+    name = name.rstrip(".")
+    ident = Identity(title=legal_case(name), doc_type=type_of_title(name) or DocType.ley, gazette=None)
+    body_text = _text(ev.lines, 60)
+    if m := _LAST_REFORM.search(" ".join(ev.headers + ev.top) + " " + body_text):
+        ident.last_reform_date = _date_of(m.group(1))
+    if m := _PUBLISHED.search(body_text):
+        ident.publication_date = _date_of(m.group(1))
+    elif m := _NEW_LAW_HEADER.search(" ".join(ev.headers + ev.top)):
+        ident.publication_date = _date_of(m.group(1))
+    ident.issuing_body = _promulgator(body_text)
+    ident.short_title = _short_law(ident.title)
+    if ident.doc_type is DocType.constitucion and "estados unidos mexicanos" in fold(name):
+        ident.aliases = ["CPEUM", "Constitución", "Constitución Federal"]
+    acronym = "".join(w[0] for w in re.findall(r"\b[A-ZÁÉÍÓÚ]\w+", ident.short_title or ""))
+    if len(acronym) >= 3 and acronym not in ident.aliases:
+        ident.aliases.append(acronym.upper())
+    return ident
+
+
+def _short_law(title: str) -> str:
+    return title.split(",")[0].strip()
+
+
+def _promulgator(text: str) -> str | None:
+    for pattern, fixed in _PROMULGATOR:
+        if m := pattern.search(text):
+            return fixed or _clean(m.group(1))
+    return None
+
+
+_BOE_RANK = re.compile(r"^(?:Real\s+Decreto(?:-ley|\s+Legislativo)?|Ley\s+Org[áa]nica|Ley|Orden|Resoluci[óo]n|"
+                       r"Acuerdo|Instrucci[óo]n|Circular|Decreto(?:-ley)?|Correcci[óo]n\s+de\s+errores|Anuncio|"
+                       r"Edicto|Auto|Sentencia|Providencia|Conflicto|Recurso|Cuesti[óo]n)\b")
+_BOE_BODY = re.compile(r"^(?:MINISTERIO|JEFATURA|CORTES|CONSEJO|TRIBUNAL|COMUNIDAD|UNIVERSIDAD|BANCO|JUNTA|"
+                       r"ADMINISTRACI[ÓO]N|AGENCIA|COMISI[ÓO]N|CIUDAD|AYUNTAMIENTO|DIPUTACI[ÓO]N|CABILDO|"
+                       r"CONSEJER[ÍI]A|PARLAMENTO|DEFENSOR|JUZGADO|AUDIENCIA|ENTIDAD|FONDO|INSTITUTO)\b")
+_BOE_SECTION = re.compile(r"^(?:[IVX]+\.\s+[A-ZÁÉÍÓÚ ]+|[A-Z]\.\s+\w.*)$")
+
+
+def _boe(ev: Evidence) -> Identity | None:
+    masthead = " ".join(ev.headers + ev.top)
+    if "BOLET" not in masthead.upper() or "OFICIAL DEL ESTADO" not in masthead.upper():
+        return None
+    ident = Identity(title="", gazette="BOE")
+    if m := re.search(r"\bN[úu]m\.\s*(\d+)", masthead):
+        ident.issue = f"núm. {m.group(1)}"
+    ident.publication_date = _date_of(masthead)
+    if m := re.search(r"\bSec\.\s*([IVX]+(?:\.[A-Z])?)\.", masthead):
+        ident.section = f"Sec. {m.group(1)}"
+    text = _text(ev.lines, 60)
+    if len(re.findall(r"\bBOE-A-\d{4}-\d+", text)) >= 3:  # the day's summary: an index of dispositions
+        ident.title = _clean(f"BOLETÍN OFICIAL DEL ESTADO Núm. {ident.issue.split()[-1] if ident.issue else ''}")
+        ident.title += " Sumario"
+        ident.doc_type = DocType.indice
+        return ident
+    lines = ev.lines[:40]
+    body: list[str] = []
+    i = 0
+    while i < len(lines):
+        t = lines[i].text.strip()
+        if _BOE_BODY.match(t) and lines[i].caps > 0.8:
+            body = [t]
+            j = i + 1
+            while j < len(lines) and lines[j].caps > 0.8 and not _BOE_SECTION.match(lines[j].text.strip()) \
+                    and not re.fullmatch(r"\d+", lines[j].text.strip()):
+                body.append(lines[j].text.strip())
+                j += 1
+            i = j
+            continue
+        t = re.sub(r"^\d{3,6}\s+", "", t)  # the disposition number printed on the title's row
+        if body and _BOE_RANK.match(t):
+            title = [lines[i]]
+            j = i + 1
+            while j < len(lines) and not title[-1].text.rstrip().endswith(".") \
+                    and lines[j].bold == lines[i].bold and abs(lines[j].size - lines[i].size) < 0.6:
+                title.append(lines[j])
+                j += 1
+            ident.title = _clean(" ".join([t] + [ln.text.strip() for ln in title[1:]]))
+            break
+        i += 1
+    if not ident.title:
+        return None
+    ident.issuing_body = _clean(" ".join(body)) or None
+    ident.doc_type = type_of_title(ident.title) or DocType.otro
+    if m := re.match(r"^((?:Real\s+Decreto(?:-ley)?|Orden|Ley(?:\s+Org[áa]nica)?|Decreto|Resoluci[óo]n|Acuerdo)\s+"
+                     r"(?:([A-Z]{2,5}/\d+/\d{4})|(\d+/\d{4})|de\s+\d{1,2}\s+de\s+\w+\s+de\s+\d{4}))", ident.title):
+        ident.short_title = m.group(1)
+        ident.number = m.group(2) or m.group(3)
+    return ident
+
+
+_NUMBERED_ACT = re.compile(
+    r"^(LEY|DECRETO|RESOLUCI[ÓO]N|ACUERDO|AUTO|CIRCULAR|ORDENANZA)\s+"
+    r"(?:(?:No\.?|N[°º]\.?|N[ÚU]MERO|NRO\.?)\s*)?(\d[\d.\-]*(?:/\d+)?)"
+    r"(?:\s+(?:DE|DEL)\s+(?:(?:\d{1,2}\s+DE\s+\w+\s+DE(?:L)?\s+)?)(\d{4}))?\b", re.I)
+
+
+def _numbered_act(ev: Evidence) -> Identity | None:
+    lines = ev.lines[:25]
+    for i, ln in enumerate(lines):
+        m = _NUMBERED_ACT.match(ln.text.strip())
+        if not m or not (ln.bold or ln.caps > 0.6):
+            continue
+        title = [ln.text.strip()]
+        rest = []
+        for nxt in lines[i + 1:i + 12]:
+            t = nxt.text.strip()
+            if re.fullmatch(r"\(.{3,40}\)", t) and not rest:  # "(diciembre 22)"
+                continue
+            if not rest and not re.match(r"^(?:por\s+(?:la|el|medio)|mediante|que\b|\"|“)", t, re.I):
+                break
+            if rest and (re.match(r"^(?:El|La|EL|LA)\s+[A-ZÁÉÍÓÚ]", t) and rest[-1].rstrip().endswith((".", ","))
+                         or _SECTION_LABEL.match(t)):
+                break
+            rest.append(t)
+            if t.rstrip().endswith("."):
+                break
+        ident = Identity(title=_clean(" ".join(title + rest)), doc_type=_TYPE_WORDS.get(fold(m.group(1)),
+                                                                                         DocType.otro))
+        ident.number = m.group(2)
+        ident.short_title = _clean(ln.text.strip())
+        text = _text(ev.lines, 60)
+        ident.issuing_body = _promulgator(text) or _body_heading(ev)
+        top = " ".join(ev.top + ev.headers)
+        if "DIARIO OFICIAL" in top.upper():
+            ident.gazette = "Diario Oficial"
+            ident.publication_date = _date_of(top)
+            if m2 := re.search(r"\bN\.\s*(\d+)", top):
+                ident.issue = f"núm. {m2.group(1)}"
+        ident.publication_date = ident.publication_date or _date_of(text) or _date_of(ev.tail)
+        return ident
+    return None
+
+
+_COURT_LINE = re.compile(r"^(?:United\s+States\s+(?:Court|District|Bankruptcy)|Supreme\s+Court|Court\s+of|"
+                         r"Suprema\s+Corte|Corte\s+(?:Suprema|Constitucional|Interamericana)|Tribunal\s+(?:Supremo|"
+                         r"Constitucional|Colegiado|Superior)|Juzgado)", re.I)
+_PRONOUNCED = re.compile(r"Pronunciad[oa]\s+por\s+(?:la|el)\s+((?:[A-ZÁÉÍÓÚ]\w+\s+)?Sala\s+de\s+la\s+"
+                         r"[A-ZÁÉÍÓÚ]\w+(?:\s+[A-ZÁÉÍÓÚ]\w+)*|[A-ZÁÉÍÓÚ]\w+(?:\s+(?:de\s+la\s+|de\s+)?"
+                         r"[A-ZÁÉÍÓÚ]\w+)*)")
+_CASE_NO = re.compile(r"\b(?:Rol\s+N[°º]\s*|No\.\s+|Expediente\s+|Amparo\s+(?:directo|en\s+revisi[oó]n)\s+)"
+                      r"(\d[\d.\-/]*\d)")
+
+
+def _court(ev: Evidence) -> Identity | None:
+    head = _text(ev.lines, 12)
+    court_lines: list[str] = []
+    for i, ln in enumerate(ev.lines[:10]):
+        if _COURT_LINE.match(ln.text.strip()):
+            court_lines = [ln.text.strip()]
+            for nxt in ev.lines[i + 1:i + 3]:
+                if re.match(r"^(?:For\s+the|del?\s|de\s+la)", nxt.text.strip(), re.I):
+                    court_lines.append(nxt.text.strip())
+                else:
+                    break
+            break
+    pronounced = _PRONOUNCED.search(ev.tail)
+    opens = re.match(r"^\s*[A-ZÁÉÍÓÚ][\w ]+,\s+(?:a\s+)?[a-záéíóú]+\s+de\s+\w+\s+de", head) and \
+        re.search(r"\bVISTOS?\s*:", head)
+    if not court_lines and not (pronounced and opens):
+        return None
+    ident = Identity(title="", doc_type=DocType.sentencia)
+    ident.issuing_body = _clean(" ".join(court_lines)) if court_lines else _clean(pronounced.group(1))
+    tail_no = list(_CASE_NO.finditer(ev.tail))
+    case = (tail_no[-1] if tail_no and not court_lines else None) or _CASE_NO.search(_text(ev.lines, 30))
+    if case:
+        ident.number = case.group(1)
+    dates = _DATE_US.search(" ".join(ev.headers + ev.page_headers))
+    ident.publication_date = (_date(int(dates.group(3)), int(dates.group(1)), int(dates.group(2))) if dates
+                              else _date_of(head))
+    label = "Sentencia" if not court_lines or not re.match(r"^(?:United|Supreme|Court)", court_lines[0]) else None
+    if case and label:
+        ident.title = f"{label} {case.group(0).strip()}"
+    elif case:
+        ident.title = f"{ident.issuing_body}, No. {case.group(1)}"
+    else:
+        ident.title = ident.issuing_body
+    return ident
+
+
+def _first_title_block(ev: Evidence) -> str | None:
+    """The first page's title: the biggest (then boldest) acceptable lines near the top, merged while the style
+    holds."""
+    lines = [ln for ln in ev.lines[:40] if ln.text.strip()]
+    if not lines:
+        return None
+    body = sorted(ln.size for ln in lines)[len(lines) // 2]
+    candidates = [ln for ln in lines[:25] if (ln.size >= body * 1.15 or ln.bold or ln.caps > 0.85)
+                  and _acceptable_title(ln.text.strip()) and not _COURT_LINE.match(ln.text.strip())]
+    if not candidates:
+        return None
+    biggest = max(ln.size for ln in candidates)
+    first = next(ln for ln in candidates if ln.size >= biggest - 0.5)
+    i = lines.index(first)
+    block = [first]
+    for nxt in lines[i + 1:i + 6]:
+        if abs(nxt.size - first.size) < 0.6 and nxt.bold == first.bold and nxt.page == first.page \
+                and nxt.y0 - block[-1].y1 < 2.5 * max(first.height, 1) and not _SECTION_LABEL.match(nxt.text):
+            block.append(nxt)
+        elif nxt.size < first.size - 0.6 and nxt.page == first.page:
+            continue  # a smaller line set beside or between the title's lines ("Revision 1")
+        else:
+            break
+    return _clean(" ".join(ln.text.strip() for ln in block))
+
+
+def _body_heading(ev: Evidence) -> str | None:
+    bodies = []
+    for h in ev.headings[:6]:
+        if h.kind in BODY_KINDS:
+            bodies.append(h.label)
+        elif bodies:
+            break
+    return _clean(" ".join(bodies)) or None
+
+
+_SELF_REF = [
+    (re.compile(r"\b(?:esta|la\s+presente)\s+(?:NOM|Norma\s+Oficial\s+Mexicana)\b", re.I), DocType.nom),
+    (re.compile(r"\b(?:esta|la\s+presente)\s+Ley\b"), DocType.ley),
+    (re.compile(r"\b(?:este|el\s+presente)\s+Reglamento\b"), DocType.reglamento),
+    (re.compile(r"\b(?:este|el\s+presente)\s+C[óo]digo\b"), DocType.codigo),
+    (re.compile(r"\b(?:este|el\s+presente)\s+Acuerdo\b"), DocType.acuerdo),
+    (re.compile(r"\b(?:este|el\s+presente)\s+Decreto\b"), DocType.decreto),
+    (re.compile(r"\b(?:esta|la\s+presente)\s+Resoluci[óo]n\b"), DocType.resolucion),
+]
+
+
+def _generic(ev: Evidence) -> Identity:
+    title = None
+    for h in ev.headings[:8]:  # a title heading on the first page, never a reform decree found deeper
+        if h.kind == TITLE and _acceptable_title(h.label) and not (_REFORM.search(h.label) and ev.headings.index(h) > 3):
+            title = h.label
+            break
+    title = title or _opener_block(ev) or _first_title_block(ev)
+    if not title:
+        for h in ev.headings[:10]:
+            if h.kind in GENERIC_KINDS and _acceptable_title(h.label):
+                title = h.label
+                break
+    if not title:
+        title = next((ln.text.strip() for ln in ev.lines[:40] if _acceptable_title(ln.text.strip())
+                      and len(ln.text.split()) >= 2), None)
+    ident = Identity(title=_clean(title or "Documento sin título"))
+    text = _text(ev.lines, 80)
+    ident.doc_type = type_of_title(ident.title) or _self_reference(text) or DocType.otro
+    ident.issuing_body = _body_heading(ev) or _promulgator(text)
+    if m := re.search(r"\bDado\s+en\s+[^,]{2,60},\s+(?:a\s+)?(?:los\s+)?(.{4,60})", ev.tail):
+        ident.publication_date = _date_of(m.group(1))
+    ident.publication_date = (ident.publication_date or _date_of(" ".join(ev.top + ev.page_headers + ev.headers))
+                              or _date_of(text[:1500]))
+    return ident
+
+
+def _self_reference(text: str) -> DocType | None:
+    counts = [(len(p.findall(text)), t) for p, t in _SELF_REF]
+    n, kind = max(counts, key=lambda c: c[0])
+    return kind if n >= 1 else None
+
+
+def _dof(ev: Evidence) -> Identity:
+    title = _clean(ev.edition_title or "")
+    if not title or not _acceptable_title(title):
+        title = _opener_block(ev, skip=ev.edition_body) or _first_title_block(ev) or title or "Documento sin título"
+    ident = Identity(title=title, gazette="DOF", issuing_body=ev.edition_body, publication_date=ev.dof_date,
+                     edition=ev.dof_edition, section=ev.dof_section)
+    ident.doc_type = type_of_title(title) or DocType.otro
+    if m := re.match(r"^(NOM-[\w\-/]+)", title):
+        ident.number = m.group(1)
+    return ident
+
+
+def identify(ev: Evidence) -> Identity:
+    """Name one document from its evidence."""
+    if ev.front_matter and not _contents(ev):  # an edition fragment without boundary: a document, not a cover
+        ev.front_matter = False
+    if ev.front_matter:
+        ident = Identity(title="Contenido", doc_type=DocType.indice)
+        if ev.dof:
+            ident.gazette, ident.publication_date = "DOF", ev.dof_date
+            ident.edition, ident.section = ev.dof_edition, ev.dof_section
+        return ident
+    if ev.dof and not _consolidated_header(ev):
+        ident = _dof(ev)
+    else:
+        ident = (_consolidated(ev) or _boe(ev) or _numbered_act(ev) or _court(ev) or _generic(ev))
+    if ident.doc_type is DocType.decreto and _REFORM.search(ident.title):
+        ident.amends = _amended(ident.title)
+    return ident
+
+
+def _contents(ev: Evidence) -> bool:
+    return any(re.match(r"^(?:CONTENIDO|[IÍ]NDICE|SUMARIO)\b", ln.text.strip(), re.I) for ln in ev.lines[:60]) \
+        or any(h.kind != TITLE and re.match(r"^(?:CONTENIDO|[IÍ]NDICE)", h.label, re.I) for h in ev.headings)
+
+
+def _consolidated_header(ev: Evidence) -> bool:
+    return bool(_CONSOLIDATED.search(" ".join(ev.headers)))
+
+
+def _amended(title: str) -> list[LegalReference]:
+    from ingest import references
+
+    return references.amended_articles(title)

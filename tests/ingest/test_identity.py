@@ -1,0 +1,111 @@
+"""Document identity scored against a truth table written by reading the shared PDFs (tests/data/identity_truth.tsv).
+
+Every field of every parsed document (title, doc_type, issuing_body, publication_date, last_reform_date) is compared
+with what the PDF prints; '?' cells (not determinable from the text layer) are not scored, empty cells expect
+nothing. Titles are compared folded (case, accents, punctuation, whitespace) on the truth's first 120 characters.
+Run as a script to print the table of misses: `.venv/bin/python tests/ingest/test_identity.py`.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import sys
+import unicodedata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+TRUTH = ROOT / "tests" / "data" / "identity_truth.tsv"
+PDFS = Path(os.environ.get("GACETA_SHARED", ROOT.parent / "shared")) / "data" / "pdfs"
+FIELDS = ("title", "doc_type", "issuing_body", "publication_date", "last_reform_date")
+TITLE_CHARS = 120
+GOAL = 0.95
+
+
+def fold(text: str | None) -> str:
+    text = unicodedata.normalize("NFKD", str(text or "").lower())
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    return " ".join(re.sub(r"[^\w/]+", " ", text).split())
+
+
+def truth_rows() -> list[dict[str, str]]:
+    with TRUTH.open(encoding="utf-8") as f:
+        lines = [ln for ln in f if not ln.startswith("#")]
+    return list(csv.DictReader(lines, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+def value(doc, name: str) -> str:
+    got = getattr(doc, name, None)
+    if got is None:
+        return ""
+    return got.value if hasattr(got, "value") else str(got)
+
+
+def field_right(name: str, want: str, got: str) -> bool:
+    if name == "title":
+        want_f, got_f = fold(want), fold(got)
+        if not want_f:
+            return not got_f
+        n = min(TITLE_CHARS, len(want_f))
+        return got_f[:n] == want_f[:n] and (len(got_f) == n or n == TITLE_CHARS or got_f[n] == " ")
+    return fold(want) == fold(got)
+
+
+def score(parse) -> tuple[dict[str, list[int]], list[tuple[str, int, str, str, str]]]:
+    """Per field [right, scored] and the misses (file, position, field, want, got)."""
+    tally = {name: [0, 0] for name in FIELDS}
+    misses: list[tuple[str, int, str, str, str]] = []
+    cache: dict[str, object] = {}
+    for row in truth_rows():
+        name = row["file"]
+        if name not in cache:
+            cache[name] = parse(name)
+        docs = cache[name].documents
+        pos = int(row["position"])
+        doc = docs[pos] if pos < len(docs) else None
+        for field in FIELDS:
+            want = row[field]
+            if want == "?":
+                continue
+            got = value(doc, field) if doc is not None else "<no document>"
+            tally[field][1] += 1
+            if doc is not None and field_right(field, want, got):
+                tally[field][0] += 1
+            else:
+                misses.append((name, pos, field, want, got))
+    return tally, misses
+
+
+def report(tally: dict[str, list[int]]) -> float:
+    right = sum(r for r, _ in tally.values())
+    total = sum(n for _, n in tally.values())
+    for field, (r, n) in tally.items():
+        print(f"{field:18s} {r:3d}/{n:3d} = {r / n:.3f}")
+    print(f"{'overall':18s} {right:3d}/{total:3d} = {right / total:.3f}")
+    return right / total
+
+
+def test_identity_truth_table() -> None:
+    from tests.ingest.parsed_cache import parsed
+
+    tally, misses = score(parsed)
+    for miss in misses:
+        print("MISS", *miss, sep=" | ")
+    assert report(tally) >= GOAL
+
+
+def main() -> None:
+    from ingest.parse import parse_pdf
+
+    tally, misses = score(lambda name: parse_pdf(PDFS / name))
+    for file, pos, field, want, got in misses:
+        print(f"MISS {file}#{pos} {field}: want {want[:90]!r} got {got[:90]!r}")
+    report(tally)
+
+
+if __name__ == "__main__":
+    main()
