@@ -8,10 +8,16 @@ Why each rule:
   the tail of the previous section. Heading offsets from the parser are hard sentence boundaries.
 - Chunks end at sentence boundaries. A sentence longer than a whole chunk's budget is split at word boundaries (a
   single over-long word at character boundaries), offsets still exact: nothing is ever silently truncated.
-- Tables: a table that does not fit in what is left of the current chunk starts a new one; a chunk that starts
-  inside a table repeats the table's header row (+ separator) in its `header`, never in `text`, which stays a
-  verbatim slice. Fallback: a header row (+ separator) longer than a third of `max_tokens` is not repeated (it would
-  crowd out the rows); the table's first chunk still carries it verbatim.
+- Tables are the document's `TableSpan`s (the parser records them; the Markdown is never re-read for "|" lines):
+  a table that does not fit in what is left of the current chunk starts a new one; a chunk that starts inside a
+  table repeats the table's header row (+ separator) in its `header`, never in `text`, which stays a verbatim slice.
+  Fallback: a header row (+ separator) longer than a third of `max_tokens` is not repeated (it would crowd out the
+  rows); the table's first chunk still carries it verbatim.
+- Header lines are never deeper than `######` (Markdown has six levels): a heading at level 7+ is written with six
+  `#`; its real level stays in `Heading.level`, its kind in `Chunk.heading_kinds`.
+- Legal structure (`ingest.provisions`): each chunk carries the kinds of its open headings, the canonical key of the
+  article open at its start (`ingest.references.article_key`), its provision role, the amendment notes inside it
+  and the paragraph marks a citation needs ("art. 27, párr. 1").
 - Heading lines in a header share a quarter of `max_tokens`; when they need more, the longest are cut at a word
   boundary and end in " …" (the full texts stay in `heading_path`).
 - Tokens are counted once per sentence and summed (minus the counter's fixed special tokens, plus a small margin);
@@ -28,12 +34,14 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ingest.models import Chunk, Heading, LegalDocument, PageBreak, Sentence
+from ingest.models import Chunk, Heading, HeadingKind, LegalDocument, PageBreak, Sentence
+from ingest.provisions import Provisions
+from ingest.references import article_key
 from ingest.sentences import sentence_spans
 
 TokenCounter = Callable[[str], int]
-SEPARATOR_ROW = re.compile(r"\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?")
 WORD = re.compile(r"\S+")
+MAX_HEADER_LEVEL = 6  # Markdown's deepest heading
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +97,7 @@ class _Chunker:
         self.span_starts = [s.start for s in self.spans]
         self._heading_lines_cache: dict[tuple[int, ...], tuple[list[str], int]] = {}
         self._doc_line_cache: dict[int, tuple[str, int]] = {}
+        self.provisions = Provisions(doc)
 
     def tokens(self, text: str) -> int:
         return max(self._count(text) - self.overhead, 0)
@@ -113,38 +122,27 @@ class _Chunker:
         ]
 
     def _mark_tables(self, units: list[_Unit]) -> list[_Unit]:
-        out: list[_Unit] = []
-        i = 0
-        while i < len(units):
-            j = i
-            while j < len(units) and self._is_row(units[j]) and (j == i or self._same_table(units[j - 1], units[j])):
-                j += 1
-            if j == i:
-                out.append(units[i])
-                i += 1
+        """Tag the units of each `TableSpan` of the document with their table and row."""
+        starts = [u.start for u in units]
+        for span in sorted(self.doc.tables, key=lambda t: t.start):
+            lo, hi = bisect.bisect_left(starts, span.start), bisect.bisect_left(starts, span.end)
+            rows = [u for u in units[lo:hi] if u.is_body]
+            if not rows:
                 continue
-            rows = units[i:j]
-            has_sep = len(rows) > 1 and SEPARATOR_ROW.fullmatch(self.md[rows[1].start : rows[1].end]) is not None
-            head = rows[: 2 if has_sep else 1]
+            head = [u for u in rows if u.start < span.header_end]
+            head_start, head_end = strip_span(self.md, span.start, span.header_end)
             head_tokens = sum(u.tokens for u in head)
-            table = _Table(head[0].start, head[-1].end, head_tokens, len(head), head_tokens <= self.max_tokens // 3)
+            table = _Table(head_start, head_end, head_tokens, len(head), head_tokens <= self.max_tokens // 3)
             for k, u in enumerate(rows):
                 u.table, u.row = table, k
             rows[0].table_tokens = sum(u.tokens for u in rows)
-            out.extend(rows)
-            i = j
-        return out
-
-    def _is_row(self, unit: _Unit) -> bool:
-        return unit.is_body and self.md.startswith("|", unit.start)
-
-    def _same_table(self, prev: _Unit, unit: _Unit) -> bool:
-        return self.md.count("\n", prev.end, unit.start) <= 1
+        return units
 
     # -- headers -------------------------------------------------------------------------------------------
     def heading_lines(self, stack: tuple[int, ...]) -> tuple[list[str], int]:
         if stack not in self._heading_lines_cache:
-            lines = [f"{'#' * self.headings[i].level} {' '.join(self.headings[i].text.split())}" for i in stack]
+            lines = [f"{'#' * min(self.headings[i].level, MAX_HEADER_LEVEL)} {' '.join(self.headings[i].text.split())}"
+                     for i in stack]
             counts = [self.tokens(line) for line in lines]
             if sum(counts) > self.heading_cap:
                 lines, counts = self._shorten(lines, counts)
@@ -320,6 +318,8 @@ class _Packer:
         self.penalty = 0
         pages, breaks = c.pages(start, end)
         index = len(self.chunks)
+        stack = [c.headings[i] for i in key]
+        article = next((h for h in reversed(stack) if h.kind is HeadingKind.articulo), None)
         self.chunks.append(
             Chunk(
                 chunk_id=f"{c.doc.doc_id}:{index:05d}",
@@ -327,7 +327,12 @@ class _Packer:
                 index=index,
                 header=header,
                 text=text,
-                heading_path=[c.headings[i].text for i in key],
+                heading_path=[h.text for h in stack],
+                heading_kinds=[h.kind for h in stack],
+                article=article_key(article.text) if article is not None else None,
+                role=c.provisions.role(stack, start),
+                notes=c.provisions.notes_in(start, end),
+                paragraphs=c.provisions.paragraphs(start, end),
                 pages=pages,
                 start=start,
                 end=end,

@@ -9,7 +9,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ingest.chunker import chunk_document
-from ingest.models import Chunk, Heading, LegalDocument, PageSpan
+from ingest.models import (
+    AmendmentKind,
+    AmendmentNote,
+    Chunk,
+    Heading,
+    HeadingKind,
+    LegalDocument,
+    PageSpan,
+    ProvisionRole,
+    TableSpan,
+)
 
 
 def words(text: str) -> int:
@@ -23,6 +33,8 @@ class Doc:
         self.md = ""
         self.headings: list[Heading] = []
         self.spans: list[PageSpan] = []
+        self.tables: list[TableSpan] = []
+        self.notes: list[AmendmentNote] = []
         self.page = 0
 
     def new_page(self, printed: str | None = None) -> Doc:
@@ -32,16 +44,31 @@ class Doc:
         self.spans.append(PageSpan(page=self.page, start=len(self.md), end=len(self.md), printed=printed))
         return self
 
-    def h(self, level: int, text: str) -> Doc:
+    def h(self, level: int, text: str, kind: HeadingKind = HeadingKind.heading) -> Doc:
         line = "#" * level + " " + text
         start, page = len(self.md), max(self.page, 1)
-        self.headings.append(Heading(level=level, text=text, page=page, start=start, end=start + len(line)))
+        self.headings.append(Heading(level=level, text=text, kind=kind, page=page, start=start,
+                                     end=start + len(line)))
         self.md += line + "\n\n"
         return self
 
     def p(self, text: str) -> Doc:
         self.md += text + "\n\n"
         return self
+
+    def t(self, text: str) -> Doc:
+        """A Markdown table, recorded as a TableSpan the way the parser records the tables it writes."""
+        start = len(self.md)
+        lines = text.split("\n")
+        head = len(lines[0]) + (1 + len(lines[1]) if len(lines) > 1 and lines[1].startswith("|-") else 0)
+        self.tables.append(TableSpan(start=start, end=start + len(text), header_end=start + head,
+                                     pages=[max(self.page, 1)]))
+        return self.p(text)
+
+    def note(self, text: str, kind: AmendmentKind, article: str | None = None) -> Doc:
+        start = len(self.md)
+        self.notes.append(AmendmentNote(kind=kind, text=text, start=start, end=start + len(text), article=article))
+        return self.p(text)
 
     def build(self, label: str = "DOF 2024-12-15 MAT") -> LegalDocument:
         if not self.spans:
@@ -57,6 +84,8 @@ class Doc:
             markdown=self.md,
             headings=self.headings,
             page_spans=self.spans,
+            tables=self.tables,
+            amendments=self.notes,
         )
 
 
@@ -74,7 +103,11 @@ def check_invariants(doc: LegalDocument, chunks: list[Chunk], count, max_tokens:
         previous_end = ch.end
         assert count(ch.header + "\n\n" + ch.text) <= max_tokens
         levels = header_levels(ch)
-        assert levels[0] == 1 and len(set(levels)) == len(levels) and levels == sorted(levels)
+        assert levels[0] == 1 and levels == sorted(levels) and max(levels) <= 6
+        assert len(ch.heading_kinds) == len(ch.heading_path) == len(levels) - 1
+        assert all(ch.start <= n.start < n.end <= ch.end for n in ch.notes)
+        assert not ch.paragraphs or ch.paragraphs[0].offset == ch.start
+        assert all(ch.start <= m.offset < max(ch.end, ch.start + 1) for m in ch.paragraphs)
         assert ch.sentences[0].start == ch.start and ch.sentences[-1].end == ch.end
         for s in ch.sentences:
             piece = ch.sentence_text(s)
@@ -159,7 +192,7 @@ def table(rows: int, header: str = "| Nombre | Cargo | Circuito |") -> str:
 
 
 def test_table_chunks_repeat_the_header_row_in_the_header_only() -> None:
-    doc = Doc().h(2, "PODER JUDICIAL").p("Se publica la lista siguiente.").p(table(60)).p("Fin de la lista.").build()
+    doc = Doc().h(2, "PODER JUDICIAL").p("Se publica la lista siguiente.").t(table(60)).p("Fin de la lista.").build()
     chunks = chunk_document(doc, words, 80)
     check_invariants(doc, chunks, words, 80)
     tables = [c for c in chunks if c.is_table]
@@ -176,7 +209,7 @@ def test_table_chunks_repeat_the_header_row_in_the_header_only() -> None:
 
 def test_table_whose_header_row_exceeds_the_budget_is_not_repeated() -> None:
     huge_header = "| " + " | ".join(f"Columna descriptiva {i}" for i in range(40)) + " |"
-    doc = Doc().p(table(30, header=huge_header)).build()
+    doc = Doc().t(table(30, header=huge_header)).build()
     chunks = chunk_document(doc, words, 64)
     check_invariants(doc, chunks, words, 64)
     assert all(c.is_table for c in chunks)
@@ -269,7 +302,7 @@ def test_minilm_tokenizer_budget() -> None:
         .h(2, "PODER JUDICIAL")
         .h(3, "ACUERDO General del Pleno del Consejo de la Judicatura Federal")
         .p(" ".join(f"El órgano número {i}º resolverá conforme al Art. 27, fracc. III." for i in range(80)))
-        .p(table(40))
+        .t(table(40))
         .build()
     )
     chunks = chunk_document(doc, count, 256)
@@ -419,7 +452,7 @@ def test_random_documents_keep_every_invariant(parts: list[tuple], max_tokens: i
         elif kind == "p":
             d.p(" ".join([text] * n))
         else:
-            d.p("\n".join([text, "|---|---|"] + [f"| fila {i} | valor {i} |" for i in range(n)]))
+            d.t("\n".join([text, "|---|---|"] + [f"| fila {i} | valor {i} |" for i in range(n)]))
     doc = d.build()
     chunks = chunk_document(doc, words, max_tokens)
     check_invariants(doc, chunks, words, max_tokens)

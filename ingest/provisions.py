@@ -1,0 +1,217 @@
+"""The legal structure of a document's text: the role of each provision and how a lawyer numbers its paragraphs.
+
+Read once per document (`Provisions(doc)`), asked per chunk by the chunker:
+
+- `role(stack, start)` — THE place where a chunk's `ProvisionRole` is decided, from the headings open at the chunk's
+  start (`stack`, outermost first) and its offset. In order, the first rule that applies wins:
+    1. `index`: the document is an index (doc_type ÍNDICE) or an ÍNDICE / CONTENIDO / SUMARIO part is open;
+    2. `reform_decree`: the chunk lies in the reform decrees appended to a consolidated law. They start at a heading
+       announcing them ("ARTÍCULOS TRANSITORIOS DE DECRETOS DE REFORMA") or, failing that, at the first document
+       opener ("DECRETO por el que se reforman…", classified `title`) that comes after the text's own articles and
+       transitorios; everything from there to the end of the document is reform decrees (their titles, articles
+       and their own transitorios alike). A document that *is* a decree opens with its title before any article,
+       so its text stays `text`;
+    3. `repealed`: the open article (or clause) holds nothing but "Se deroga." / "(Se deroga)" / "Derogado." once
+       its amendment notes are set aside;
+    4. `transitory`: a TRANSITORIOS heading of the text itself is open;
+    5. `preamble`: a CONSIDERANDO / ANTECEDENTES / RESULTANDO / EXPOSICIÓN DE MOTIVOS / PREÁMBULO heading is open;
+    6. `text` otherwise.
+- `paragraphs(start, end)` — `ParagraphMark`s of the paragraphs starting inside [start, end): each text block of the
+  Markdown is a paragraph of the open article (counted from 1 after its heading; outside articles, of the open
+  section), except that an amendment note is no paragraph, a table continues the paragraph it sits in, and an
+  enumerated block — fracción "IV. …", inciso "b) …", numeral "1. …" — belongs to the paragraph it enumerates
+  (it carries `fraccion` / `inciso`); the next unnumbered block after an enumeration is the next paragraph. The
+  first mark is the paragraph open at `start`, moved to `start`.
+  A fracción may hold paragraphs of its own (printed indented under it; the Markdown keeps no indentation). Where the
+  consolidated text says so — a "Fracción reformada DOF …" note after unnumbered paragraphs closes a fracción that
+  began before them — those paragraphs are the fracción's (its paragraph number and `fraccion`), and counting
+  resumes from the fracción's paragraph; likewise for incisos. Without such a note they count as the next paragraphs.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ingest.headings import fold
+from ingest.models import AmendmentNote, DocType, Heading, HeadingKind, LegalDocument, ParagraphMark, ProvisionRole
+
+_INDEX_PARTS = ("indice", "contenido", "sumario")
+_PREAMBLE_PARTS = ("considerando", "antecedentes", "resultando", "exposicion de motivos", "preambulo")
+_REFORM_MARKER = re.compile(r"^(?:(?:articulos\s+)?transitorios\s+de\s+(?:los\s+)?)?decretos\s+de\s+reformas?\b")
+_REPEALED = re.compile(r"^\(?\s*(?:se\s+deroga|derogad[oa])\s*\.?\s*\)?\s*\.?$", re.I)
+_BLOCK = re.compile(r"[^\n]+(?:\n[^\n]+)*")
+FRACCION = re.compile(r"^([IVXL]+(?:-[A-Z]{1,2}|\s+(?:Bis|Ter|Qu[aá]ter))?)\s*(?:\.-|\.|\)|-)(?=\s|$)")
+INCISO = re.compile(r"^([a-zñ])\)(?=\s|$)")
+NUMERAL = re.compile(r"^\d{1,2}\s*(?:\.-|\.|\))(?=\s)")
+
+
+@dataclass(frozen=True, slots=True)
+class _Event:
+    offset: int
+    paragraph: int  # 0: a heading, which closes the open paragraph
+    fraccion: str | None = None
+    inciso: str | None = None
+
+
+@dataclass(slots=True)
+class _Count:
+    """Paragraph counting inside one article: the open fracción / inciso (event indices) and the blocks after them."""
+
+    paragraph: int = 0
+    label: str | None = None  # the fracción the next enumerated block belongs to (None after an unnumbered block)
+    fraccion: int | None = None
+    inciso: int | None = None
+    after_fraccion: list[int] = field(default_factory=list)
+    after_inciso: list[int] = field(default_factory=list)
+
+    def close(self, events: list[_Event], which: str) -> None:
+        """The blocks after the open fracción (inciso) were its own: give them its paragraph and label."""
+        head = events[self.fraccion if which == "fraccion" else self.inciso]
+        after = self.after_fraccion if which == "fraccion" else self.after_inciso
+        for k in after:
+            e = events[k]
+            events[k] = _Event(e.offset, head.paragraph, head.fraccion, e.inciso if which == "fraccion" else head.inciso)
+        after.clear()
+        self.paragraph, self.label = head.paragraph, head.fraccion
+
+
+class Provisions:
+    def __init__(self, doc: LegalDocument) -> None:
+        self.doc = doc
+        self.headings = sorted(doc.headings, key=lambda h: h.start)
+        self.notes = sorted(doc.amendments, key=lambda n: n.start)
+        self.note_starts = [n.start for n in self.notes]
+        self.is_index = doc.doc_type == DocType.indice
+        self.reform_start = _reform_start(self.headings)
+        self.repealed = self._repealed_articles()
+        self.events = self._paragraph_events()
+        self.event_offsets = [e.offset for e in self.events]
+
+    # -- roles ---------------------------------------------------------------------------------------------
+    def role(self, stack: Sequence[Heading], start: int) -> ProvisionRole:
+        """The role of text starting at `start` under the open headings `stack` (rules in the module docstring)."""
+        folded = [fold(h.text).strip(" :.") for h in stack]
+        if self.is_index or any(
+            h.kind in (HeadingKind.part, HeadingKind.heading) and f in _INDEX_PARTS for h, f in zip(stack, folded)
+        ):
+            return ProvisionRole.index
+        if self.reform_start is not None and start >= self.reform_start:
+            return ProvisionRole.reform_decree
+        provision = next((h for h in reversed(stack) if h.kind in (HeadingKind.articulo, HeadingKind.clause)), None)
+        if provision is not None and provision.start in self.repealed:
+            return ProvisionRole.repealed
+        if any(h.kind is HeadingKind.transitorios for h in stack):
+            return ProvisionRole.transitory
+        if any(h.kind in (HeadingKind.part, HeadingKind.heading) and f.startswith(_PREAMBLE_PARTS)
+               for h, f in zip(stack, folded)):
+            return ProvisionRole.preamble
+        return ProvisionRole.text
+
+    def _repealed_articles(self) -> set[int]:
+        """Starts of the article / clause headings whose whole text, notes aside, is a repeal."""
+        md, out = self.doc.markdown, set()
+        bounds = [h.start for h in self.headings[1:]] + [len(md)]
+        for h, end in zip(self.headings, bounds):
+            if h.kind not in (HeadingKind.articulo, HeadingKind.clause):
+                continue
+            body = md[h.end : end]
+            for note in self.notes[bisect.bisect_left(self.note_starts, h.end) :]:
+                if note.start >= end:
+                    break
+                body = body.replace(note.text, " ")
+            if _REPEALED.match(" ".join(body.split())):
+                out.add(h.start)
+        return out
+
+    # -- paragraphs ----------------------------------------------------------------------------------------
+    def _paragraph_events(self) -> list[_Event]:
+        md = self.doc.markdown
+        heading_starts = {h.start for h in self.headings}
+        notes = {n.start: n for n in self.notes}
+        tables = sorted((t.start, t.end) for t in self.doc.tables)
+        table_starts = [t[0] for t in tables]
+        events: list[_Event] = []
+        count = _Count()
+        for m in _BLOCK.finditer(md):
+            start = m.start() + len(m.group()) - len(m.group().lstrip())
+            if start in heading_starts:
+                count = _Count()
+                events.append(_Event(start, 0))
+                continue
+            note = notes.get(start)
+            if note is not None:
+                if note.target == "fracción" and count.fraccion is not None:
+                    count.close(events, "fraccion")
+                elif note.target == "inciso" and count.inciso is not None:
+                    count.close(events, "inciso")
+                continue
+            k = bisect.bisect_right(table_starts, start) - 1
+            if k >= 0 and tables[k][0] <= start < tables[k][1]:
+                continue
+            text = md[start : m.end()]
+            if f := FRACCION.match(text):
+                label = " ".join(f.group(1).split())
+                if count.fraccion is not None and label != "I":  # the list goes on: its paragraph, not the count
+                    count.close(events, "fraccion")
+                count.paragraph, count.label = max(count.paragraph, 1), label
+                count.fraccion, count.inciso = len(events), None
+                count.after_fraccion, count.after_inciso = [], []
+                events.append(_Event(start, count.paragraph, label))
+            elif i := INCISO.match(text):
+                if count.inciso is not None and i.group(1) != "a":
+                    count.close(events, "inciso")
+                count.paragraph = max(count.paragraph, 1)
+                count.inciso, count.after_inciso = len(events), []
+                count.after_fraccion.append(len(events))
+                events.append(_Event(start, count.paragraph, count.label, i.group(1)))
+            elif NUMERAL.match(text):
+                count.paragraph = max(count.paragraph, 1)
+                count.after_fraccion.append(len(events))
+                count.after_inciso.append(len(events))
+                events.append(_Event(start, count.paragraph, count.label))
+            else:
+                count.paragraph, count.label = count.paragraph + 1, None
+                count.after_fraccion.append(len(events))
+                count.after_inciso.append(len(events))
+                events.append(_Event(start, count.paragraph))
+        return events
+
+    def paragraphs(self, start: int, end: int) -> list[ParagraphMark]:
+        """Paragraph marks of [start, end): the paragraph open at `start` first (at `start`), then each one that
+        starts inside."""
+        first = bisect.bisect_right(self.event_offsets, start) - 1
+        last = bisect.bisect_left(self.event_offsets, end)
+        marks: list[ParagraphMark] = []
+        for e in self.events[max(first, 0) : last]:
+            if e.paragraph == 0:
+                continue
+            offset = start if not marks or e.offset < start else e.offset
+            marks.append(ParagraphMark(offset=offset, paragraph=e.paragraph, fraccion=e.fraccion, inciso=e.inciso))
+        return marks
+
+    def notes_in(self, start: int, end: int) -> list[AmendmentNote]:
+        """The amendment notes inside [start, end)."""
+        i = bisect.bisect_left(self.note_starts, start)
+        out: list[AmendmentNote] = []
+        for note in self.notes[i:]:
+            if note.start >= end:
+                break
+            if note.end <= end:
+                out.append(note)
+        return out
+
+
+def _reform_start(headings: list[Heading]) -> int | None:
+    """Offset where the reform decrees appended to a consolidated text begin (see `Provisions.role`)."""
+    seen_article = seen_transitorios = False
+    for h in headings:
+        if _REFORM_MARKER.search(fold(h.text)) and h.kind is not HeadingKind.title:
+            return h.start
+        if h.kind is HeadingKind.title and seen_article and seen_transitorios:
+            return h.start
+        seen_article = seen_article or h.kind in (HeadingKind.articulo, HeadingKind.clause)
+        seen_transitorios = seen_transitorios or (seen_article and h.kind is HeadingKind.transitorios)
+    return None
