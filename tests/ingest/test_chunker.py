@@ -464,3 +464,108 @@ def test_random_documents_keep_every_invariant(parts: list[tuple], max_tokens: i
             h = pending.pop(0)
             stack = {lv: t for lv, t in stack.items() if lv < h.level} | {h.level: h.text}
         assert ch.heading_path == [stack[lv] for lv in sorted(stack)]
+
+
+# -- legal structure on synthetic documents ------------------------------------------------------------------------
+
+
+def test_headers_never_deeper_than_six_hashes_but_levels_and_kinds_stay() -> None:
+    doc = (
+        Doc()
+        .h(2, "TÍTULO PRIMERO", HeadingKind.titulo)
+        .h(6, "De los Derechos", HeadingKind.heading)
+        .h(7, "Artículo 3o. Bis.", HeadingKind.articulo)
+        .p("Toda persona tiene derecho a la educación.")
+        .h(8, "Nota interna")
+        .p("Texto bajo un nivel ocho.")
+        .build()
+    )
+    chunks = chunk_document(doc, words, 100)
+    check_invariants(doc, chunks, words, 100)
+    assert chunks[0].header.splitlines()[1:] == ["## TÍTULO PRIMERO", "###### De los Derechos", "###### Artículo 3o. Bis."]
+    assert chunks[0].heading_kinds == [HeadingKind.titulo, HeadingKind.heading, HeadingKind.articulo]
+    assert chunks[0].article == "3 Bis" and chunks[0].role is ProvisionRole.text
+    assert chunks[1].header.splitlines()[-1] == "###### Nota interna" and chunks[1].article == "3 Bis"
+    assert [h.level for h in doc.headings] == [2, 6, 7, 8]
+
+
+def test_pipe_lines_without_a_table_span_are_not_a_table() -> None:
+    doc = Doc().h(2, "LEY").p(table(40)).build()  # written with .p: no TableSpan
+    chunks = chunk_document(doc, words, 64)
+    check_invariants(doc, chunks, words, 64)
+    assert not any(c.is_table for c in chunks) and not any("| Nombre" in c.header for c in chunks)
+
+
+def test_article_notes_roles_and_paragraphs() -> None:
+    doc = (
+        Doc()
+        .h(2, "CONSIDERANDO", HeadingKind.part)
+        .p("Que es necesario regular la materia.")
+        .h(2, "TÍTULO PRIMERO", HeadingKind.titulo)
+        .h(3, "Artículo 5.", HeadingKind.articulo)
+        .p("Primer párrafo del artículo.")
+        .note("Párrafo reformado DOF 06-02-1976", AmendmentKind.reformado, "5")
+        .p("Segundo párrafo, con las fracciones siguientes:")
+        .p("I. Primera fracción;")
+        .p("a) Un inciso de la primera fracción;")
+        .p("II. Segunda fracción.")
+        .note("Fracción reformada DOF 10-08-1987", AmendmentKind.reformado, "5")
+        .p("Tercer párrafo tras las fracciones.")
+        .h(3, "Artículo 6.", HeadingKind.articulo)
+        .p("(Se deroga)")
+        .note("Artículo derogado DOF 01-01-2000", AmendmentKind.derogado, "6")
+        .h(2, "TRANSITORIOS", HeadingKind.transitorios)
+        .h(3, "PRIMERO.-", HeadingKind.clause)
+        .p("Este decreto entra en vigor al día siguiente.")
+        .build()
+    )
+    doc.amendments = [n.model_copy(update={"target": "fracción"}) if n.text.startswith("Fracción") else n
+                      for n in doc.amendments]
+    chunks = chunk_document(doc, words, 200)
+    check_invariants(doc, chunks, words, 200)
+    roles = [(c.heading_path[-1], c.role, c.article) for c in chunks]
+    assert roles == [
+        ("CONSIDERANDO", ProvisionRole.preamble, None),
+        ("Artículo 5.", ProvisionRole.text, "5"),
+        ("Artículo 6.", ProvisionRole.repealed, "6"),
+        ("PRIMERO.-", ProvisionRole.transitory, None),
+    ]
+    art5 = chunks[1]
+    assert [n.text for n in art5.notes] == ["Párrafo reformado DOF 06-02-1976", "Fracción reformada DOF 10-08-1987"]
+    marks = [(doc.markdown[m.offset : m.offset + 12], m.paragraph, m.fraccion, m.inciso) for m in art5.paragraphs]
+    assert marks == [
+        ("## TÍTULO PR", 1, None, None),  # the paragraph open at the chunk's start: moved to its start
+        ("Segundo párr", 2, None, None),
+        ("I. Primera f", 2, "I", None),
+        ("a) Un inciso", 2, "I", "a"),
+        ("II. Segunda ", 2, "II", None),
+        ("Tercer párra", 3, None, None),
+    ]
+    # every sentence of a note is exactly the note
+    assert {(s.start, s.end) for s in art5.sentences} >= {(n.start, n.end) for n in art5.notes}
+
+
+def test_index_and_reform_decree_roles() -> None:
+    index = Doc().h(2, "ÍNDICE", HeadingKind.part).p("Título Primero ........ 3").build()
+    assert [c.role for c in chunk_document(index, words, 100)] == [ProvisionRole.index]
+    law = (
+        Doc()
+        .h(2, "Artículo 1.", HeadingKind.articulo)
+        .p("Texto vigente.")
+        .h(2, "TRANSITORIOS", HeadingKind.transitorios)
+        .h(3, "PRIMERO.", HeadingKind.clause)
+        .p("Entrará en vigor.")
+        .h(2, "DECRETO por el que se reforma el artículo 1 de la Ley.", HeadingKind.title)
+        .h(3, "Artículo Único.-", HeadingKind.articulo)
+        .p("Se reforma el artículo 1.")
+        .h(3, "TRANSITORIO", HeadingKind.transitorios)
+        .p("El presente Decreto entrará en vigor.")
+        .build()
+    )
+    roles = [c.role for c in chunk_document(law, words, 100)]
+    assert roles == [ProvisionRole.text, ProvisionRole.transitory, ProvisionRole.reform_decree,
+                     ProvisionRole.reform_decree]
+    decree = Doc().h(2, "DECRETO por el que se reforma la Ley.", HeadingKind.title).h(
+        3, "Artículo Único.-", HeadingKind.articulo).p("Se reforma.").h(3, "TRANSITORIO", HeadingKind.transitorios).p(
+        "Entrará en vigor.").build()
+    assert [c.role for c in chunk_document(decree, words, 100)] == [ProvisionRole.text, ProvisionRole.transitory]

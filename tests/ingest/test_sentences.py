@@ -153,3 +153,36 @@ def test_spans_partition_the_non_whitespace_text(text: str, offset: int) -> None
         previous_end = s.end - offset
         covered.append(piece)
     assert "".join("".join(covered).split()) == "".join(text.split())
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # a note with inner periods is one sentence, apart from the provision it follows
+            "La ley establecerá las bases. Su servicio será gratuito.\n\n"
+            "Párrafo adicionado DOF 20-12-2013. Fe de erratas al párrafo DOF 21-12-2013. Reformado DOF 11-06-2014",
+            ["La ley establecerá las bases.", "Su servicio será gratuito.",
+             "Párrafo adicionado DOF 20-12-2013. Fe de erratas al párrafo DOF 21-12-2013. Reformado DOF 11-06-2014"],
+        ),
+        (  # printed on the line after the text, without a blank line: still its own sentence
+            "y los daños que la propiedad pueda sufrir en perjuicio de la sociedad.\n"
+            "Párrafo reformado DOF 06-02-1976, 10-08-1987, 06-01-1992\n"
+            "Corresponde a la Nación el dominio directo.",
+            ["y los daños que la propiedad pueda sufrir en perjuicio de la sociedad.",
+             "Párrafo reformado DOF 06-02-1976, 10-08-1987, 06-01-1992",
+             "Corresponde a la Nación el dominio directo."],
+        ),
+        (  # two notes on consecutive lines are two sentences; a wrapped note stays one
+            "C. Se deroga\nApartado adicionado DOF 10-02-2014. Derogado DOF 20-12-2024\n"
+            "Artículo reformado DOF 03-02-1983,\n07-04-2006",
+            ["C. Se deroga", "Apartado adicionado DOF 10-02-2014. Derogado DOF 20-12-2024",
+             "Artículo reformado DOF 03-02-1983,\n07-04-2006"],
+        ),
+        (  # an inline "(sic DOF …)" is text, not a note
+            "El Estado del (sic DOF 05-02-1917) Nayarit tendrá la extensión. Otra oración.",
+            ["El Estado del (sic DOF 05-02-1917) Nayarit tendrá la extensión.", "Otra oración."],
+        ),
+    ],
+)
+def test_amendment_notes_are_sentences_of_their_own(text: str, expected: list[str]) -> None:
+    assert texts(text) == expected
