@@ -6,9 +6,13 @@ contains markup must show it as text, never run it. No scripts; the hover is CSS
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from html import escape
 
+from ingest.models import AmendmentNote, Chunk, DocumentInfo
 from retrieval.answers.models import Answer, Citation
+from retrieval.models import ResolvedReference, SearchHit
 
 CSS = """
 body { font: 16px/1.55 Georgia, serif; max-width: 46rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
@@ -24,7 +28,113 @@ h1 { font-size: 1.3rem; } .meta, .note { color: #666; font-size: .9rem; } .note.
 ol.sources li { margin-bottom: .7rem; } blockquote { margin: .2rem 0 0 0; padding-left: .7rem; border-left: 3px solid #ccc; }
 .badge { font: .75rem sans-serif; padding: 0 .3rem; border-radius: 3px; background: #e3f6ea; color: #064; }
 .badge.unverified { background: #fde5e5; color: #900; }
+.understood { font: .9rem sans-serif; padding: .3rem .6rem; border-left: 3px solid #7a1f3d; background: #f6f1e8; }
+.understood span { color: #666; }
+.crumbs { color: #666; font: .8rem sans-serif; margin-top: .1rem; }
+ul.notes { list-style: none; margin: .2rem 0 0; padding: 0; color: #777; font: .75rem sans-serif; }
+ul.notes li::before { content: "↳ "; }
 """
+
+CRUMB_MAX = 70
+# Lines a consolidated law or an edition prints on every page (or on its cover): never a place in the document.
+RUNNING_HEADER = re.compile(
+    r"(?:p[aá]gina\s+\d+(?:\s+de\s+\d+)?|\d+(?:\s+de\s+\d+)?|[uú]ltima reforma\b.*|texto vigente\b.*"
+    r"|nuev[oa] \S+ publicad[oa]\b.*|c[aá]mara de diputados del h\. congreso de la uni[oó]n|secretar[ií]a general"
+    r"|secretar[ií]a de servicios parlamentarios|diario oficial\b.*"
+    r"|(?:lunes|martes|mi[eé]rcoles|jueves|viernes|s[aá]bado|domingo),?\s+\d+\s+de\s+\S+\s+de\s+\d{4})",
+    re.IGNORECASE,
+)
+# A bare "DECRETO" / "ACUERDO" line opening the operative part says nothing about where a provision sits.
+LONE_PART = re.compile(r"decreto|acuerdo|resoluci[oó]n", re.IGNORECASE)
+
+
+def _squash(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+def _fold(text: str | None) -> str:
+    text = unicodedata.normalize("NFKD", _squash(text).lower())
+    return "".join(c for c in text if not unicodedata.combining(c))
+
+
+def _shorten(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(",;:") + " …"
+
+
+def crumbs(chunk: Chunk, doc: DocumentInfo | None = None) -> list[str]:
+    """The headings open at a chunk as plain text: no Markdown `#`, no running-header lines, not the document's name
+    again (the label already says it), trailing ".-" dropped ("Artículo 45.-" → "Artículo 45")."""
+    names = {_fold(n) for n in (doc.title, doc.short_title) if n} if doc else set()
+    out = []
+    for entry in chunk.heading_path:
+        text = re.sub(r"\s*[.:\-–—]+$", "", _squash(re.sub(r"^\s*#+\s*", "", entry)))
+        if text and not (RUNNING_HEADER.fullmatch(text) or LONE_PART.fullmatch(text)) and _fold(text) not in names:
+            out.append(text)
+    return out
+
+
+def breadcrumb(chunk: Chunk, doc: DocumentInfo | None = None) -> str:
+    """"TÍTULO PRIMERO › CAPÍTULO V › Artículo 45" (each heading shortened), or "" when no heading is open."""
+    return " › ".join(_shorten(c, CRUMB_MAX) for c in crumbs(chunk, doc))
+
+
+def citation_label(c: Citation) -> str:
+    """As a lawyer cites it ("Ley de Amparo, art. 17, párr. 1, p. 9"); the title and page when no label was made."""
+    return c.label or f"{c.document_title}, {where(c)}"
+
+
+def reference_text(r: ResolvedReference, short_titles: dict[str, str] | None = None) -> str:
+    """"art. 27 de Constitución Política de los Estados Unidos Mexicanos", or the law named and that it is missing."""
+    ref = r.reference
+    parts = []
+    if ref.articles:
+        parts.append(("arts. " if len(ref.articles) > 1 else "art. ") + ", ".join(ref.articles))
+    if ref.apartado:
+        parts.append(f"apartado {ref.apartado}")
+    if ref.fraccion:
+        parts.append(f"fr. {ref.fraccion}")
+    if ref.inciso:
+        parts.append(f"inc. {ref.inciso})")
+    if ref.paragraph:
+        parts.append(f"párr. {ref.paragraph}")
+    if r.resolved and r.doc_ids:
+        short = short_titles or {}
+        names = [short.get(d) or (r.titles[i] if i < len(r.titles) else d) for i, d in enumerate(r.doc_ids)]
+        place = "; ".join(_shorten(_squash(n), 90) for n in names[:2])
+    else:
+        place = f"«{_squash(ref.law or ref.text)}» (no está en el índice)"
+    return f"{', '.join(parts)} de {place}" if parts else place
+
+
+def understood(references: list[ResolvedReference], short_titles: dict[str, str] | None = None) -> list[str]:
+    """What the question was read to name, once each ("el artículo 27 … de la Constitución" parses as two
+    references: the law alone adds nothing when an article reference resolved to the same documents)."""
+    with_articles = [r for r in references if r.reference.articles]
+    shown: list[str] = []
+    for r in references:
+        if (not r.reference.articles and r.resolved
+                and any(set(r.doc_ids) <= set(a.doc_ids) for a in with_articles)):
+            continue
+        text = reference_text(r, short_titles)
+        if text not in shown:
+            shown.append(text)
+    return shown
+
+
+def _notes(notes: list[AmendmentNote]) -> str:
+    items = [f"<li>{escape(_squash(n.text))}</li>" for n in notes if _squash(n.text)]
+    return f'<ul class="notes">{"".join(items)}</ul>' if items else ""
+
+
+def _source_of(answer: Answer, c: Citation) -> SearchHit | None:
+    if c.source_index is not None and 0 <= c.source_index < len(answer.sources):
+        return answer.sources[c.source_index]
+    return next((h for h in answer.sources if h.chunk.chunk_id == c.chunk_id), None)
+
 
 
 def citation_key(c: Citation) -> tuple:
@@ -48,7 +158,8 @@ def where(c: Citation) -> str:
 def _marker(n: int, c: Citation) -> str:
     state = "verified" if c.verified else "unverified"
     label = "verificada" if c.verified else "NO verificada"
-    tip = f"“{c.cited_text}”\n— {c.document_title}, {where(c)} · cita {label} ({c.score:.0f})"
+    notes = "".join(f"\n↳ {_squash(n.text)}" for n in c.notes if _squash(n.text))
+    tip = f"“{c.cited_text}”{notes}\n— {citation_label(c)} · cita {label} ({c.score:.0f})"
     return (f'<a class="cite {state}" href="#src-{n}" tabindex="0">[{n}{"" if c.verified else "?"}]'
             f'<span class="tip">{escape(tip)}</span></a>')
 
@@ -71,14 +182,21 @@ def render_answer_html(answer: Answer) -> str:
     for i, c in enumerate(cites, 1):
         state = "verified" if c.verified else "unverified"
         badge = "verificada" if c.verified else "no verificada"
+        hit = _source_of(answer, c)
+        path = breadcrumb(hit.chunk, hit.document) if hit else ""
         sources.append(
-            f'<li id="src-{i}"><strong>{escape(c.document_title)}</strong>, {escape(where(c))} '
-            f'<span class="badge {state}">{badge}</span><blockquote>{escape(c.cited_text)}</blockquote></li>'
+            f'<li id="src-{i}"><strong>{escape(citation_label(c))}</strong> '
+            f'<span class="badge {state}">{badge}</span>'
+            + (f'<div class="crumbs">{escape(path)}</div>' if path else "")
+            + f"<blockquote>{escape(c.cited_text)}</blockquote>{_notes(c.notes)}</li>"
         )
+    short = {h.document.doc_id: h.document.short_title for h in answer.sources if h.document.short_title}
+    said = understood(answer.references, short)
+    lead = (f'<p class="understood"><span>Entendido:</span> {escape("; ".join(said))}</p>' if said else "")
     return (
         "<!doctype html>\n<html lang=\"es\"><head><meta charset=\"utf-8\">"
         f"<title>{escape(answer.question)}</title><style>{CSS}</style></head><body>"
-        f"<h1>{escape(answer.question)}</h1><div class=\"answer\">{''.join(body)}</div>{''.join(notes)}"
+        f"<h1>{escape(answer.question)}</h1>{lead}<div class=\"answer\">{''.join(body)}</div>{''.join(notes)}"
         + (f"<h2>Fuentes</h2><ol class=\"sources\">{''.join(sources)}</ol>" if sources else "")
         + "</body></html>\n"
     )

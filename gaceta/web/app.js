@@ -7,6 +7,124 @@ const $ = (id) => document.getElementById(id);
 
 const state = { sources: [], citations: [], citationNumbers: new Map(), segments: [], imageUrl: null };
 
+// ---- how a lawyer reads a place in a document: labels, breadcrumbs, amendment notes, understood references ----
+
+const CRUMB_MAX = 70;
+// Lines a consolidated law or an edition prints on every page (or on its cover): never a place in the document.
+const RUNNING_HEADER = new RegExp([
+  /p[aá]gina\s+\d+(?:\s+de\s+\d+)?/, /\d+(?:\s+de\s+\d+)?/, /[uú]ltima reforma\b.*/, /texto vigente\b.*/,
+  /nuev[oa] \S+ publicad[oa]\b.*/, /c[aá]mara de diputados del h\. congreso de la uni[oó]n/,
+  /secretar[ií]a general/, /secretar[ií]a de servicios parlamentarios/, /diario oficial\b.*/,
+  /(?:lunes|martes|mi[eé]rcoles|jueves|viernes|s[aá]bado|domingo),?\s+\d+\s+de\s+\S+\s+de\s+\d{4}/,
+].map((r) => "^(?:" + r.source + ")$").join("|"), "i");
+
+// A bare "DECRETO" / "ACUERDO" line opening the operative part says nothing about where a provision sits.
+const LONE_PART = /^(?:decreto|acuerdo|resoluci[oó]n)$/i;
+
+function squash(text) {
+  return String(text || "").replace(/\s+/g, " ").trim();
+}
+
+function shorten(text, n) {
+  if (text.length <= n) return text;
+  const cut = text.slice(0, n - 1);
+  const space = cut.lastIndexOf(" ");
+  return (space > n / 2 ? cut.slice(0, space) : cut).replace(/[,;:]+$/, "") + " …";
+}
+
+function fold(text) {
+  return squash(text).normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+}
+
+// The headings open at a chunk, as plain text: no Markdown marks, no running headers, no repeat of the document's name.
+function crumbs(chunk, doc) {
+  const names = new Set([doc && doc.title, doc && doc.short_title].filter(Boolean).map(fold));
+  const out = [];
+  for (const entry of chunk.heading_path || []) {
+    const text = squash(String(entry).replace(/^\s*#+\s*/, "")).replace(/\s*[.:\-–—]+$/, "");
+    if (!text || RUNNING_HEADER.test(text) || LONE_PART.test(text) || names.has(fold(text))) continue;
+    out.push(text);
+  }
+  return out;
+}
+
+function breadcrumb(chunk, doc) {
+  const parts = crumbs(chunk, doc);
+  if (!parts.length) return null;
+  const node = el("div", "crumbs", parts.map((p) => shorten(p, CRUMB_MAX)).join(" › "));
+  node.title = parts.join(" › ");
+  return node;
+}
+
+function pagesText(pages) {
+  if (!pages || !pages.length) return "";
+  return pages.length === 1 ? "p. " + pages[0] : "pp. " + pages[0] + "-" + pages[pages.length - 1];
+}
+
+function citationLabel(citation) {
+  if (citation.label) return citation.label;
+  return [citation.document_title, pagesText(citation.pages)].filter(Boolean).join(", ");
+}
+
+function hitLabel(hit) {
+  return hit.label || [hit.document.title, pagesText(hit.chunk.pages)].filter(Boolean).join(", ");
+}
+
+function notesList(notes) {
+  const list = el("ul", "notes");
+  for (const note of notes || []) {
+    const text = squash(note.text);
+    if (text) list.append(el("li", "note-" + (note.kind || "otro"), text));
+  }
+  return list.childElementCount ? list : null;
+}
+
+// How a reference names each document it resolved to: the short title when a source carries it.
+function documentNames(resolved) {
+  return resolved.doc_ids.slice(0, 2).map((id, i) => {
+    const hit = state.sources.find((h) => h.document.doc_id === id);
+    return shorten(squash((hit && hit.document.short_title) || resolved.titles[i] || id), 90);
+  });
+}
+
+function referenceText(resolved) {
+  const ref = resolved.reference;
+  const parts = [];
+  const articles = ref.articles || [];
+  if (articles.length) parts.push((articles.length > 1 ? "arts. " : "art. ") + articles.join(", "));
+  if (ref.apartado) parts.push("apartado " + ref.apartado);
+  if (ref.fraccion) parts.push("fr. " + ref.fraccion);
+  if (ref.inciso) parts.push("inc. " + ref.inciso + ")");
+  if (ref.paragraph) parts.push("párr. " + ref.paragraph);
+  const what = parts.join(", ");
+  let where;
+  if (resolved.resolved && resolved.doc_ids.length) {
+    where = documentNames(resolved).join("; ");
+  } else {
+    where = "«" + squash(ref.law || ref.text) + "» (no está en el índice)";
+  }
+  return what ? what + " de " + where : where;
+}
+
+// "Entendido: art. 27 de Constitución Política …": what the question was read to name, and where it was found.
+function renderReferences(references) {
+  const box = $("understood");
+  const refs = references || [];
+  const withArticles = refs.filter((r) => r.reference.articles && r.reference.articles.length);
+  const shown = [];
+  for (const r of refs) {
+    // "el artículo 27 … de la Constitución" parses as two references; the law alone adds nothing to the first.
+    const lawOnly = !(r.reference.articles && r.reference.articles.length);
+    if (lawOnly && r.resolved && withArticles.some((a) => r.doc_ids.every((id) => a.doc_ids.includes(id)))) continue;
+    const text = referenceText(r);
+    if (!shown.includes(text)) shown.push(text);
+  }
+  box.replaceChildren();
+  box.hidden = shown.length === 0;
+  if (!shown.length) return;
+  box.append(el("span", "understood-lead", "Entendido: "), document.createTextNode(shown.join("; ")));
+}
+
 function el(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
@@ -102,6 +220,27 @@ function addCitation(segIndex, citation) {
   marker.addEventListener("click", () => openPanel(citation));
   marker.addEventListener("keydown", (e) => { if (e.key === "Enter") openPanel(citation); });
   segment(segIndex).cites.append(marker);
+  if (!$("citation-" + n)) renderCitation(n, citation);
+}
+
+// The numbered list under the answer: each citation as a lawyer cites it, where it sits, the quote, its amendment
+// notes.
+function renderCitation(n, citation) {
+  const item = el("li");
+  item.id = "citation-" + n;
+  const label = el("button", "cite-label", citationLabel(citation));
+  label.type = "button";
+  label.addEventListener("click", () => openPanel(citation));
+  item.append(label, " ", el("span", "badge" + (citation.verified ? "" : " unverified"),
+    citation.verified ? "verificada" : "no verificada"));
+  const source = sourceFor(citation);
+  const path = source && breadcrumb(source.chunk, source.document);
+  if (path) item.append(path);
+  item.append(el("blockquote", "cite-quote", citation.cited_text));
+  const notes = notesList(citation.notes);
+  if (notes) item.append(notes);
+  $("citations").append(item);
+  $("citations-box").hidden = false;
 }
 
 function renderSources(hits) {
@@ -110,13 +249,22 @@ function renderSources(hits) {
   list.replaceChildren();
   for (const hit of hits) {
     const item = el("li");
-    const title = el("button", "source-title", hit.document.title);
+    const title = el("button", "source-title", hitLabel(hit));
     title.type = "button";
+    title.title = hit.document.title;
     title.addEventListener("click", () => openPanel(null, hit));
-    const meta = [hit.document.label, hit.document.publication_date, "pág. " + hit.chunk.pages.join(", ")]
-      .filter(Boolean).join(" · ");
-    item.append(title, el("div", "source-meta", meta));
-    if (hit.chunk.heading_path.length) item.append(el("div", "source-path", hit.chunk.heading_path.join(" › ")));
+    item.append(title);
+    if (hit.via === "reference") {
+      const badge = el("span", "badge via", "por referencia");
+      badge.title = "Encontrada por la referencia legal de la pregunta";
+      item.append(" ", badge);
+    }
+    const path = breadcrumb(hit.chunk, hit.document);
+    if (path) item.append(path);
+    const named = hitLabel(hit).startsWith(hit.document.label);  // "Ley de Amparo, art. 17 …" already says it
+    const pages = "pág. " + hit.chunk.pages.join(", ");
+    const meta = [named ? null : hit.document.label, hit.document.publication_date, pages].filter(Boolean).join(" · ");
+    item.append(el("div", "source-meta", meta));
     list.append(item);
   }
   $("sources-box").hidden = hits.length === 0;
@@ -157,8 +305,9 @@ function markUncited(coverage) {
 function showTooltip(marker, citation) {
   const source = sourceFor(citation);
   $("tooltip-quote").textContent = citation.cited_text;
-  $("tooltip-doc").textContent = (source ? source.document.label + " — " : "") + citation.document_title +
-    " (pág. " + citation.pages.join(", ") + ")";
+  $("tooltip-notes").replaceChildren(...(citation.notes || []).map((note) => el("li", null, squash(note.text))));
+  $("tooltip-notes").hidden = !(citation.notes && citation.notes.length);
+  $("tooltip-doc").textContent = citationLabel(citation) + (source && source.document.label ? " — " + source.document.label : "");
   const tip = $("tooltip");
   tip.hidden = false;
   const box = marker.getBoundingClientRect();
@@ -188,7 +337,8 @@ async function openPanel(citation, hit) {
   metaRow(meta, "Fecha", doc.publication_date);
   metaRow(meta, "Tipo", doc.doc_type);
   metaRow(meta, "Edición", [doc.label, doc.section].filter(Boolean).join(" · "));
-  metaRow(meta, "Apartado", chunk.heading_path.join(" › "));
+  metaRow(meta, "Cita", citation ? citationLabel(citation) : hitLabel(hit));
+  metaRow(meta, "Apartado", crumbs(chunk, doc).join(" › "));
   metaRow(meta, "Páginas", (citation ? citation.pages : chunk.pages).join(", "));
   if (citation) metaRow(meta, "Verificación", citation.verified ? "verificada (" + Math.round(citation.score) + ")" : "no verificada");
 
@@ -201,6 +351,9 @@ async function openPanel(citation, hit) {
   } else {
     context.replaceChildren(document.createTextNode(citation ? citation.cited_text : chunk.text));
   }
+  const notes = notesList(citation ? citation.notes : chunk.notes);
+  $("panel-notes").replaceChildren(...(notes ? notes.childNodes : []));
+  $("panel-notes").hidden = !notes;
 
   $("panel").hidden = false;
   const page = citation ? citation.pages[0] : chunk.pages[0];
@@ -258,6 +411,10 @@ function reset() {
   state.citationNumbers = new Map();
   state.segments = [];
   $("answer").replaceChildren();
+  $("understood").replaceChildren();
+  $("understood").hidden = true;
+  $("citations").replaceChildren();
+  $("citations-box").hidden = true;
   $("sources").replaceChildren();
   $("sources-box").hidden = true;
   $("coverage").hidden = true;
@@ -265,11 +422,19 @@ function reset() {
   hideTooltip();
 }
 
+// The question goes in the page's address (?q=…) so an answer can be linked; replaceState: no history entry per ask.
+function linkQuestion(question) {
+  const url = new URL(window.location.href);
+  url.searchParams.set("q", question);
+  window.history.replaceState(null, "", url.pathname + url.search + url.hash);
+}
+
 async function ask(event) {
-  event.preventDefault();
+  if (event) event.preventDefault();
   const question = $("question").value.trim();
   if (!question) return;
   reset();
+  linkQuestion(question);
   $("ask").disabled = true;
   setStatus("Buscando y redactando…");
   try {
@@ -283,13 +448,17 @@ async function ask(event) {
       return;
     }
     for await (const { name, data } of readEvents(response)) {
-      if (name === "sources") renderSources(data.sources);
+      if (name === "sources") {
+        renderSources(data.sources);
+        renderReferences(data.references);
+      }
       else if (name === "text") segment(data.segment).text.append(document.createTextNode(data.text));
       else if (name === "citation") addCitation(data.segment, data.citation);
       else if (name === "coverage") markUncited(data.coverage);
       else if (name === "error") setStatus(data.message, true);
       else if (name === "done") {
         const answer = data.answer;
+        if (answer.references && answer.references.length) renderReferences(answer.references);
         const notes = [];
         if (!answer.found) notes.push("No se encontró nada pertinente en el índice.");
         if (answer.fallback_reason) notes.push("Respuesta extractiva: " + answer.fallback_reason);
@@ -309,4 +478,9 @@ document.addEventListener("DOMContentLoaded", () => {
   $("ask-form").addEventListener("submit", ask);
   $("panel-close").addEventListener("click", () => { $("panel").hidden = true; });
   document.addEventListener("keydown", (e) => { if (e.key === "Escape") $("panel").hidden = true; });
+  const linked = new URLSearchParams(window.location.search).get("q");
+  if (linked && linked.trim()) {
+    $("question").value = linked.trim();
+    ask(null);
+  }
 });

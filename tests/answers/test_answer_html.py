@@ -31,3 +31,71 @@ def test_unverified_citations_are_marked_as_such():
     page = render_answer_html(answer)
     assert 'class="cite unverified"' in page and "[1?]" in page and "no verificada" in page
     assert 'class="cite verified"' not in page and "baja cobertura" in page
+
+
+LONG_TITLE = "Ley de Amparo, Reglamentaria de los Artículos 103 y 107 de la Constitución <i>"
+
+
+def _labelled_answer() -> Answer:
+    from ingest.models import AmendmentKind, AmendmentNote, LegalReference
+    from retrieval.models import ResolvedReference
+
+    hits = make_hits(["Artículo 17.- El plazo para presentar la demanda de amparo es de quince días."],
+                     title=LONG_TITLE)
+    hit = hits[0]
+    hit.document.short_title = "Ley de Amparo <i>"
+    hit.chunk.heading_path = ["DECRETO", "## TÍTULO PRIMERO", "Última Reforma DOF 14-06-2024", "CAPÍTULO I <b>",
+                              "Ley de Amparo <i>", "Artículo 17.-"]
+    note = AmendmentNote(kind=AmendmentKind.reformado, target="párrafo", text="Párrafo reformado DOF 06-01-1992 <u>",
+                         start=hit.chunk.end, end=hit.chunk.end + 10, article="17")
+    labelled = Citation(cited_text=hit.chunk.text, doc_id=hit.chunk.doc_id, document_title="Ley de Amparo <i>",
+                        chunk_id=hit.chunk.chunk_id, start=hit.chunk.start, end=hit.chunk.end, pages=[9],
+                        verified=True, score=100, source_index=0, label="Ley de Amparo <i>, art. 17, párr. 1, p. 9",
+                        article="17", paragraph=1, notes=[note])
+    bare = Citation(cited_text="otra cita", doc_id="d", document_title="DECRETO de prueba", chunk_id="d:00001",
+                    start=0, end=9, pages=[4, 5], verified=True, score=99)
+    ref = ResolvedReference(reference=LegalReference(text="artículo 17 de la Ley de Amparo", articles=["17"],
+                                                     law="Ley de Amparo"),
+                            doc_ids=[hit.chunk.doc_id], titles=[LONG_TITLE], resolved=True, chunks=1)
+    law_only = ResolvedReference(reference=LegalReference(text="Ley de Amparo", law="Ley de Amparo"),
+                                 doc_ids=[hit.chunk.doc_id], titles=[LONG_TITLE], resolved=True)
+    missing = ResolvedReference(reference=LegalReference(text="art. 5 de la LFT", articles=["5"], law="LFT"))
+    return Answer(question="¿Plazo de la demanda?", backend="extractive", sources=hits,
+                  content=[TextSegment(text="El plazo es de quince días.", citations=[labelled, bare])],
+                  coverage=Coverage(ratio=1.0, sentences=1, cited=1), references=[ref, law_only, missing])
+
+
+def test_citations_read_as_a_lawyer_cites_them_with_their_amendment_notes():
+    page = render_answer_html(_labelled_answer())
+    sources = page.split('<ol class="sources">', 1)[1]
+    first, second = sources.split('<li id="src-2">')
+    # The label, escaped; the note after the quote, small and dim; no raw title + page for a labelled citation.
+    assert "<strong>Ley de Amparo &lt;i&gt;, art. 17, párr. 1, p. 9</strong>" in first
+    note = '<ul class="notes"><li>Párrafo reformado DOF 06-01-1992 &lt;u&gt;</li></ul>'
+    assert first.index("<blockquote>") < first.index(note)
+    # The hover tip names the citation the same way and carries the note.
+    answer_text = page.split('<div class="answer">', 1)[1].split("</div>")[0]
+    assert "↳ Párrafo reformado DOF 06-01-1992 &lt;u&gt;" in answer_text
+    assert "— Ley de Amparo &lt;i&gt;, art. 17, párr. 1, p. 9 · cita verificada" in page
+    # No label: the title and the pages.
+    assert "<strong>DECRETO de prueba, pp. 4-5</strong>" in second and 'class="notes"' not in second
+    assert "<u>" not in page and "<i>" not in page
+
+
+def test_breadcrumb_is_plain_headings_and_references_are_understood():
+    page = render_answer_html(_labelled_answer())
+    # No Markdown marks, no running header, no bare "DECRETO", not the document's name again, no trailing ".-";
+    # markup escaped.
+    assert '<div class="crumbs">TÍTULO PRIMERO › CAPÍTULO I &lt;b&gt; › Artículo 17</div>' in page
+    assert "##" not in page and "Última Reforma" not in page
+    # Above the answer: what the question named (by the law's short name), once per law, and what is missing.
+    understood = page.split('<p class="understood">', 1)[1].split("</p>", 1)[0]
+    assert page.index('<p class="understood">') < page.index('<div class="answer">')
+    assert understood == ("<span>Entendido:</span> art. 17 de Ley de Amparo &lt;i&gt;; "
+                          "art. 5 de «LFT» (no está en el índice)")
+
+
+def test_no_understood_line_without_references(embedder):
+    hits = make_hits([HOSTILE])
+    answer = answer_hits("¿Cuándo deberá publicarse el aviso?", hits, ExtractiveAnswerer(embedder))
+    assert 'class="understood"' not in render_answer_html(answer)
