@@ -41,7 +41,6 @@ from ingest.sentences import sentence_spans
 
 TokenCounter = Callable[[str], int]
 WORD = re.compile(r"\S+")
-MAX_HEADER_LEVEL = 6  # Markdown's deepest heading
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +140,7 @@ class _Chunker:
     # -- headers -------------------------------------------------------------------------------------------
     def heading_lines(self, stack: tuple[int, ...]) -> tuple[list[str], int]:
         if stack not in self._heading_lines_cache:
-            lines = [f"{'#' * min(self.headings[i].level, MAX_HEADER_LEVEL)} {' '.join(self.headings[i].text.split())}"
+            lines = [f"{self.headings[i].marks} {' '.join(self.headings[i].text.split())}"
                      for i in stack]
             counts = [self.tokens(line) for line in lines]
             if sum(counts) > self.heading_cap:

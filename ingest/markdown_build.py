@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from ingest.amendments import continues_note, opens_note, parse_note, starts_note
 from ingest.headings import fold, rank
 from ingest.layout import Line
-from ingest.models import AmendmentNote, Heading, HeadingKind, PageSpan, TableSpan
+from ingest.models import MARKDOWN_MAX_LEVEL, AmendmentNote, Heading, HeadingKind, PageSpan, TableSpan
 from ingest.references import article_key
 from ingest.split_documents import DocumentItems, Item
 from ingest.tables import TableBlock, to_markdown
@@ -160,7 +160,7 @@ def build(doc: DocumentItems, levels: dict[int, int], printed: dict[int, str], o
             h = item.heading
             level = levels[rank(h.kind)]
             w.new_block("heading")
-            start = w.write("#" * level + " " + h.label)
+            start = w.write("#" * min(level, MARKDOWN_MAX_LEVEL) + " " + h.label)
             headings.append(Heading(level=level, text=h.label, kind=_heading_kind(h.kind, h.label), page=item.page,
                                     start=start, end=w.pos))
             if not item.synthetic:

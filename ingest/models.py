@@ -142,8 +142,12 @@ class SourceFile(BaseModel):
     title: str | None = None
 
 
+MARKDOWN_MAX_LEVEL = 6  # Markdown has six heading levels: deeper headings are written with six "#"
+
+
 class Heading(BaseModel):
-    """A heading found in the document. `level` 2 is the outermost (level 1 is the synthetic Document line)."""
+    """A heading found in the document. `level` 2 is the outermost (level 1 is the synthetic Document line); the
+    real level stays here, the Markdown line never has more than six "#"."""
 
     level: int = Field(ge=2, le=9)
     text: str
@@ -151,6 +155,10 @@ class Heading(BaseModel):
     page: int
     start: int  # offset of the heading's Markdown line in LegalDocument.markdown
     end: int
+
+    @property
+    def marks(self) -> str:
+        return "#" * min(self.level, MARKDOWN_MAX_LEVEL)
 
 
 class PageSpan(BaseModel):

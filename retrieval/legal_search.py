@@ -10,6 +10,7 @@ first stage (evaluation sets without legal structure measure it directly).
 
 from __future__ import annotations
 
+from ingest.models import ProvisionRole
 from retrieval import labels
 from retrieval import rerank as second_stage
 from retrieval.index import DEFAULT_PREFETCH, Index, Search
@@ -17,6 +18,7 @@ from retrieval.law_lookup import CONTEXT_DOCS, report, understood
 from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode, SearchResult
 
 MAX_PROVISION_CHUNKS = 12  # chunks of named articles a result may lead with
+OWN_ROLES = (ProvisionRole.text, ProvisionRole.repealed)
 
 
 def legal_search(index: Index, query: str, k: int = 10, mode: SearchMode = SearchMode.hybrid,
@@ -43,7 +45,7 @@ def legal_search(index: Index, query: str, k: int = 10, mode: SearchMode = Searc
                     if found:
                         doc_ids = [doc_id]
                         break
-            found = found[:MAX_PROVISION_CHUNKS]
+            found = _in_force(found, query)[:MAX_PROVISION_CHUNKS]
             for chunk, document in found:
                 looked_up.setdefault(chunk.chunk_id, SearchHit(chunk=chunk, document=document, score=0.0, rank=1,
                                                                via="reference", label=labels.label(document, chunk)))
@@ -57,3 +59,12 @@ def legal_search(index: Index, query: str, k: int = 10, mode: SearchMode = Searc
         merged = [h.model_copy(update={"rank": i}) for i, h in enumerate(merged, start=1)]
     return SearchResult(query=query, hits=merged[:k], references=reports)
 
+
+def _in_force(found: list, query: str) -> list:
+    """A named article is the law's own: transitory articles ("Artículo Primero." → key "1") and the articles of
+    appended reform decrees share its key, and are kept only when no text in force has it or the query asks about
+    reforms or transitory rules."""
+    if second_stage.asks_about_history(query):
+        return found
+    own = [cd for cd in found if cd[0].role in OWN_ROLES]
+    return own or found
