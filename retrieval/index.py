@@ -84,9 +84,12 @@ def _parse(payload: dict[str, Any]) -> Parsed:
 
 
 def _hits(found: Sequence[tuple[Parsed, float]]) -> list[SearchHit]:
+    # Equal fused scores (RRF ties are common) come back in any order; the chunk id breaks them, so the same query
+    # ranks the same way every time.
+    ordered = sorted(found, key=lambda item: (-item[1], item[0][0].chunk_id))
     return [
         SearchHit(chunk=chunk, document=document, score=score, rank=rank, label=labels.label(document, chunk))
-        for rank, ((chunk, document), score) in enumerate(found, start=1)
+        for rank, ((chunk, document), score) in enumerate(ordered, start=1)
     ]
 
 

@@ -10,7 +10,7 @@ first stage (evaluation sets without legal structure measure it directly).
 
 from __future__ import annotations
 
-from ingest.models import ProvisionRole
+from ingest.models import HeadingKind, LegalReference, ProvisionRole
 from retrieval import labels
 from retrieval import rerank as second_stage
 from retrieval.index import DEFAULT_PREFETCH, Index, Search
@@ -45,7 +45,7 @@ def legal_search(index: Index, query: str, k: int = 10, mode: SearchMode = Searc
                     if found:
                         doc_ids = [doc_id]
                         break
-            found = _in_force(found, query)[:MAX_PROVISION_CHUNKS]
+            found = _in_force(found, ref, query)[:MAX_PROVISION_CHUNKS]
             for chunk, document in found:
                 looked_up.setdefault(chunk.chunk_id, SearchHit(chunk=chunk, document=document, score=0.0, rank=1,
                                                                via="reference", label=labels.label(document, chunk)))
@@ -60,11 +60,22 @@ def legal_search(index: Index, query: str, k: int = 10, mode: SearchMode = Searc
     return SearchResult(query=query, hits=merged[:k], references=reports)
 
 
-def _in_force(found: list, query: str) -> list:
-    """A named article is the law's own: transitory articles ("Artículo Primero." → key "1") and the articles of
-    appended reform decrees share its key, and are kept only when no text in force has it or the query asks about
-    reforms or transitory rules."""
-    if second_stage.asks_about_history(query):
-        return found
-    own = [cd for cd in found if cd[0].role in OWN_ROLES]
-    return own or found
+def _in_force(found: list, ref: LegalReference, query: str) -> list:
+    """The chunks of the article the reference means, when several share its key.
+
+    A law numbers its own articles in digits ("Artículo 1o."); the decree that enacts or amends it, and transitory
+    articles, number theirs in words ("ARTÍCULO PRIMERO.-", "Primero.-"), and the appended reform decrees carry
+    articles of their own: all of them get key "1". A reference written in digits means the law's own article, one
+    written in words the worded one; transitory and decree text is kept only when nothing else has the key or the
+    query asks about reforms or transitory rules."""
+    if not second_stage.asks_about_history(query):
+        found = [cd for cd in found if cd[0].role in OWN_ROLES] or found
+    digits = any(ch.isdigit() for ch in ref.text)
+    same_style = [cd for cd in found if _numbered_in_digits(cd[0]) == digits]
+    return same_style or found
+
+
+def _numbered_in_digits(chunk) -> bool:
+    label = next((text for text, kind in zip(reversed(chunk.heading_path), reversed(chunk.heading_kinds))
+                  if kind is HeadingKind.articulo), "")
+    return any(ch.isdigit() for ch in label)
