@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ingest.models import HeadingKind, LegalReference, ProvisionRole
 from retrieval import labels
+from retrieval.cross_encoder import load_cross_encoder
 from retrieval import rerank as second_stage
 from retrieval.index import DEFAULT_PREFETCH, Index, Search
 from retrieval.law_lookup import CONTEXT_DOCS, report, understood
@@ -43,18 +44,22 @@ def legal_search(index: Index, query: str, k: int = 10, mode: SearchMode = Searc
                 for doc_id in list(dict.fromkeys(h.chunk.doc_id for h in hits))[:CONTEXT_DOCS]:
                     found = index.provisions([doc_id], ref.articles, filters)
                     if found:
-                        doc_ids = [doc_id]
+                        doc_ids, docs = [doc_id], [found[0][1]]
                         break
             found = _in_force(found, ref, query)[:MAX_PROVISION_CHUNKS]
             for chunk, document in found:
                 looked_up.setdefault(chunk.chunk_id, SearchHit(chunk=chunk, document=document, score=0.0, rank=1,
                                                                via="reference", label=labels.label(document, chunk)))
-        reports.append(report(ref, [d for d in docs if d.doc_id in doc_ids] or docs, len(found)))
+        reports.append(report(ref, docs, len(found)))
         resolved.append((ref, doc_ids))
     search_ranks = {h.chunk.chunk_id: h.rank for h in hits}
     merged = list(looked_up.values()) + [h for h in hits if h.chunk.chunk_id not in looked_up]
     if rerank:
-        merged = second_stage.rerank(query, merged, resolved, search_ranks)
+        cross = None
+        if index.settings.rerank_model:
+            scorer = load_cross_encoder(index.settings.rerank_model)
+            cross = scorer.scores(query, [h.chunk.text for h in merged])
+        merged = second_stage.rerank(query, merged, resolved, search_ranks, cross)
     else:
         merged = [h.model_copy(update={"rank": i}) for i, h in enumerate(merged, start=1)]
     return SearchResult(query=query, hits=merged[:k], references=reports)

@@ -11,6 +11,8 @@ A hit's score is a readable sum of features, scaled by the legal role of its tex
 - `law`      the hit's document is a law the query names;
 - `reference` the hit lies in an article the query names, of the law it names (or, without a law, of the law the
              rest of the query points to) — worth more than any similarity, so a named provision comes first;
+- `cross`    (only with GACETA_RERANK_MODEL set) the configured cross-encoder's score of query and chunk text
+             (`retrieval.cross_encoder`), added inside the role-scaled sum with weight W_CROSS;
 - the role weight puts the text in force above the preamble, transitory articles, reform decrees appended to a
   consolidated law, repealed articles and indexes — unless the query asks about reforms, transitory rules or dates,
   when every role weighs the same.
@@ -41,6 +43,7 @@ W_LEXICAL = 0.35
 W_HEADING = 0.1
 W_LAW = 0.3
 W_REFERENCE = 1.0
+W_CROSS = 0.5
 CANDIDATES = 30  # first-stage hits the reranker sees
 
 # A query about reforms, transitory rules, dates of entry into force or repeal asks for those roles too.
@@ -54,11 +57,12 @@ def asks_about_history(query: str) -> bool:
 
 
 def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[LegalReference, Sequence[str]]],
-           search_ranks: dict[str, int]) -> list[SearchHit]:
+           search_ranks: dict[str, int], cross: Sequence[float] | None = None) -> list[SearchHit]:
     """`hits` re-scored and re-ranked (ranks renumbered from 1), each with its features.
 
     `references`: each parsed reference with the doc ids it resolved to; `search_ranks`: chunk id → rank in the
-    first-stage list (hits missing from it were found by the reference lookup only).
+    first-stage list (hits missing from it were found by the reference lookup only); `cross`: a cross-encoder's
+    score per hit, when one is configured.
     """
     if not hits:
         return []
@@ -71,7 +75,7 @@ def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[Leg
     named_docs = {d for _, docs in references for d in docs}
     flat_roles = asks_about_history(query)
     scored = []
-    for hit, terms, head in zip(hits, texts, headings):
+    for i, (hit, terms, head) in enumerate(zip(hits, texts, headings)):
         rank = search_ranks.get(hit.chunk.chunk_id)
         features = {
             "fused": 1.0 / rank if rank else 0.0,
@@ -81,9 +85,11 @@ def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[Leg
             "reference": float(_in_reference(hit, references)),
             "role": 1.0 if flat_roles else ROLE_WEIGHTS.get(hit.chunk.role, 1.0),
         }
+        if cross is not None:
+            features["cross"] = float(cross[i])
         features["score"] = features["role"] * (
             W_FUSED * features["fused"] + W_LEXICAL * features["lexical"] + W_HEADING * features["heading"]
-            + W_LAW * features["law"]) + W_REFERENCE * features["reference"]
+            + W_LAW * features["law"] + W_CROSS * features.get("cross", 0.0)) + W_REFERENCE * features["reference"]
         scored.append(hit.model_copy(update={"features": features, "score": features["score"]}))
     scored.sort(key=lambda h: (-h.features["score"], search_ranks.get(h.chunk.chunk_id, 10**6), h.chunk.index))
     return [h.model_copy(update={"rank": i}) for i, h in enumerate(scored, start=1)]

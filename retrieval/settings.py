@@ -36,6 +36,9 @@ class Settings(BaseSettings):
     # Retrieval
     rerank: bool = Field(True, description="GACETA_RERANK=off: answer from the first-stage hybrid list as it comes "
                          "(the named-provision lookup still runs); on: the feature reranker of retrieval/rerank.py.")
+    rerank_model: str | None = Field(None, description="A sentence-transformers CrossEncoder (local path, or a name "
+                                     "already in the Hugging Face cache) whose score joins the reranker's features; "
+                                     "unset (the default): the feature reranker alone. Never downloaded at run time.")
 
     # Answers
     answerer: Literal["extractive", "claude", "tags"] = "extractive"

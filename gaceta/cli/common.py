@@ -30,9 +30,18 @@ def open_index(config):
     if not index_exists(config):
         fail(f"no index at {config.index_dir}: run `gaceta ingest PATH` first (or set GACETA_HOME)")
     try:
-        return Index.open(config)
+        index = Index.open(config)
     except (StoreError, EmbedderError) as exc:
         fail(str(exc))
+    if config.rerank_model:  # a configured cross-encoder that cannot load is said now, in one line
+        from retrieval.cross_encoder import CrossEncoderError, load_cross_encoder
+
+        try:
+            load_cross_encoder(config.rerank_model)
+        except CrossEncoderError as exc:
+            index.close()
+            fail(str(exc))
+    return index
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
