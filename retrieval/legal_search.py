@@ -53,6 +53,7 @@ def legal_search(index: Index, query: str, k: int = 10, mode: SearchMode = Searc
         reports.append(report(ref, docs, len(found)))
         resolved.append((ref, doc_ids))
     search_ranks = {h.chunk.chunk_id: h.rank for h in hits}
+    # a search hit the lookup also found is the looked-up one (via "reference")
     merged = list(looked_up.values()) + [h for h in hits if h.chunk.chunk_id not in looked_up]
     if rerank:
         cross = None

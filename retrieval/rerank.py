@@ -62,7 +62,8 @@ def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[Leg
 
     `references`: each parsed reference with the doc ids it resolved to; `search_ranks`: chunk id → rank in the
     first-stage list (hits missing from it were found by the reference lookup only); `cross`: a cross-encoder's
-    score per hit, when one is configured.
+    score per hit, when one is configured. A hit is in a named article when the lookup found it (`via`
+    "reference"): the lookup, not a key match here, decides which of several "Artículo 1" a reference means.
     """
     if not hits:
         return []
@@ -82,7 +83,7 @@ def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[Leg
             "lexical": sum(weight[t] for t in q_terms & terms) / total,
             "heading": sum(weight[t] for t in q_terms & head) / total,
             "law": float(hit.chunk.doc_id in named_docs),
-            "reference": float(_in_reference(hit, references)),
+            "reference": float(hit.via == "reference"),
             "role": 1.0 if flat_roles else ROLE_WEIGHTS.get(hit.chunk.role, 1.0),
         }
         if cross is not None:
@@ -94,8 +95,3 @@ def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[Leg
     scored.sort(key=lambda h: (-h.features["score"], search_ranks.get(h.chunk.chunk_id, 10**6), h.chunk.index))
     return [h.model_copy(update={"rank": i}) for i, h in enumerate(scored, start=1)]
 
-
-def _in_reference(hit: SearchHit, references: Sequence[tuple[LegalReference, Sequence[str]]]) -> bool:
-    article = hit.chunk.article
-    return article is not None and any(
-        article in ref.articles and hit.chunk.doc_id in docs for ref, docs in references)

@@ -91,7 +91,7 @@ class ExtractiveAnswerer:
         if not cands:
             return []
         self._score(question, cands)
-        opening = self._opening(question, cands)
+        opening = self._opening(question, hits)
         ranked = sorted(cands, key=lambda c: (-c.score, c.rank, c.span.start))
         best = ranked[0].score
         if not opening and best < MIN_SCORE:
@@ -135,10 +135,10 @@ class ExtractiveAnswerer:
             role = 1.0 if flat_roles else ROLE_WEIGHTS.get(cand.hit.chunk.role, 1.0)
             cand.score = score * role / (1 + RANK_DECAY * cand.rank)
 
-    @staticmethod
-    def _opening(question: str, cands: list[Candidate]) -> list[Candidate]:
-        """The named article's opening sentence (or its named paragraph's), when the sources hold that article."""
-        named = [c for c in cands if c.hit.features.get("reference") == 1.0]
+    def _opening(self, question: str, hits: list[SearchHit]) -> list[Candidate]:
+        """The named article's opening sentence (or its named paragraph's), when the lookup found that article.
+        Its sentences count however short they are: "Se deroga." is the whole of a repealed article."""
+        named = [c for rank, hit in enumerate(hits) if hit.via == "reference" for c in _candidates(hit, rank, 1)]
         if not named:
             return []
         lead = min(named, key=lambda c: c.rank)
@@ -148,7 +148,9 @@ class ExtractiveAnswerer:
             in_paragraph = [c for c in article if _paragraph(c) == wanted]
             if in_paragraph:
                 return [in_paragraph[0]]
-        return [article[0]]
+        first = article[0]
+        first.score = max(first.score, self._similarities(question, [first.text])[0])
+        return [first]
 
     def _similarities(self, question: str, texts: list[str]) -> np.ndarray:
         missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
@@ -221,13 +223,13 @@ def _owner(span: Sentence, hits: list[SearchHit]) -> str | None:
     return next((h.chunk.chunk_id for h in hits if h.chunk.start <= span.start and span.end <= h.chunk.end), None)
 
 
-def _candidates(hit: SearchHit, rank: int) -> list[Candidate]:
+def _candidates(hit: SearchHit, rank: int, min_words: int = MIN_WORDS) -> list[Candidate]:
     """The chunk's sentences long enough to state something (headings name a topic, they do not answer; amendment
     notes record history, they do not answer)."""
     chunk = hit.chunk
     out = []
     for span in sentences_of(chunk):
         text = chunk.sentence_text(span)
-        if not text.startswith("#") and len(_TOKEN.findall(text)) >= MIN_WORDS and not _is_note(hit, span):
+        if not text.startswith("#") and len(_TOKEN.findall(text)) >= min_words and not _is_note(hit, span):
             out.append(Candidate(hit=hit, rank=rank, span=span, text=text))
     return out

@@ -47,8 +47,8 @@ def test_a_question_about_reforms_weighs_every_role_the_same():
 
 def test_a_named_article_of_the_named_law_comes_first_even_unsearched():
     base = hits()
-    named = base[2].model_copy(update={"chunk": base[2].chunk.model_copy(update={"role": ProvisionRole.text,
-                                                                                   "article": "28"})})
+    named = base[2].model_copy(update={"via": "reference", "chunk": base[2].chunk.model_copy(
+        update={"role": ProvisionRole.text, "article": "28"})})
     ref = LegalReference(text="artículo 28", articles=["28"])
     search_ranks = {h.chunk.chunk_id: h.rank for h in base[:2]}  # the lookup alone found the third
     found = rerank("¿Qué dice el artículo 28?", [base[0], base[1], named], [(ref, [named.chunk.doc_id])],
