@@ -2,7 +2,9 @@
 
 `create_app(settings, index)` takes an index that is already open (the `serve` command opens it first, so a locked
 store fails before the port is bound) or opens one at start-up (`open_index`, by default from the settings) and
-closes it at shutdown.
+closes it at shutdown. With `owner_url` (`gaceta serve` over the embedded index) the app announces itself as the
+index's owner once it is ready to answer (`gaceta.client.write_owner`), and withdraws when it stops: other commands
+then go through it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from fastapi.staticfiles import StaticFiles
 
 from gaceta.api.deps import require_api_key
 from gaceta.api.pages import PageRenderer
-from gaceta.api.routes import documents, query
+from gaceta.api.routes import documents, ingest, query
 from gaceta.api.schemas import Health
 from retrieval.settings import Settings
 
@@ -48,20 +50,32 @@ async def _validation_error(request: Request, exc: RequestValidationError) -> JS
     return JSONResponse({"detail": errors, "message": message}, status_code=422)
 
 
-def create_app(settings: Settings | None = None, index=None, open_index: Callable[[], Any] | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, index=None, open_index: Callable[[], Any] | None = None,
+               owner_url: str | None = None) -> FastAPI:
     settings = settings or Settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        from gaceta.api.ingest import Ingester
+        from gaceta.client import remove_owner, write_owner
+
         owned = app.state.index is None
         if owned:
             from retrieval.index import Index
 
             app.state.index = open_index() if open_index else Index.open(settings)
+        app.state.ingester = Ingester(app.state.index, settings)
         try:
             with app.state.index.batching_searches():
                 app.state.index.embedder.embed_query("¿qué dispone?")  # load the weights now, not in a request
-                yield
+                if owner_url:
+                    write_owner(settings.home, owner_url)
+                try:
+                    yield
+                finally:
+                    if owner_url:
+                        remove_owner(settings.home)
+                    app.state.ingester.close()
         finally:
             if owned:
                 app.state.index.close()
@@ -86,6 +100,7 @@ def create_app(settings: Settings | None = None, index=None, open_index: Callabl
     protected = [Depends(require_api_key)] if settings.api_key else []
     app.include_router(query.router, dependencies=protected)
     app.include_router(documents.router, dependencies=protected)
+    app.include_router(ingest.router, dependencies=protected)
 
     @app.get("/", include_in_schema=False)
     def page() -> FileResponse:

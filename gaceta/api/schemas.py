@@ -6,8 +6,9 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
+from flows.models import FileOutcome
 from ingest.models import Chunk, DocumentInfo
-from retrieval.models import ResolvedReference, SearchFilters, SearchHit, SearchMode
+from retrieval.models import Fusion, ResolvedReference, SearchFilters, SearchHit, SearchMode
 
 MAX_QUESTION_CHARS = 2000
 MAX_K = 100
@@ -61,6 +62,9 @@ class SearchRequest(_Filtered):
     mode: SearchMode = SearchMode.hybrid
     rerank: bool = Field(True, description="Re-rank the first-stage hits (legal role, named provision, terms); "
                          "false: the hybrid order, after any provision the query names.")
+    fusion: Fusion = Field(Fusion.rrf, description="How hybrid fuses dense and BM25.")
+    prefetch: int | None = Field(None, ge=1, le=1000, description="Candidates per side before fusion (unset: the "
+                                 "index's default).")
 
 
 class SearchResponse(BaseModel):
@@ -89,3 +93,13 @@ class ChunkResponse(BaseModel):
 class Health(BaseModel):
     status: Literal["ok"] = "ok"
     version: str
+
+
+class IngestResponse(BaseModel):
+    """`POST /ingest`: what became of the uploaded file (the same `FileOutcome` a local `gaceta ingest` reports),
+    with what decides re-indexing, so the client can write the same run summary."""
+
+    outcome: FileOutcome
+    embedding_model: str
+    chunker_version: str
+    revision: int = Field(description="The store's write revision after this file (searches see it from now on).")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from gaceta.cli.common import console, err_console, fail, open_index, print_json, settings
+from gaceta.cli.common import NO_OWNER, console, err_console, fail, open_index, print_json, settings, via_owner
 
 
 def print_answer(answer) -> None:
@@ -70,13 +70,18 @@ def register(app: typer.Typer) -> None:
         from retrieval.answers import AnswerError, ask as ask_question
 
         config = settings()
-        index = open_index(config)
-        with index:
-            try:
-                answer = ask_question(index, question, k=k, filters=filters, answerer=answerer, settings=config,
-                                      rerank=None if rerank is None else rerank == "on")
-            except AnswerError as exc:
-                fail(str(exc))
+        wants_rerank = None if rerank is None else rerank == "on"
+        body = {"question": question, "k": k, "answerer": answerer, "rerank": wants_rerank,
+                "filters": filters.model_dump(mode="json", exclude_none=True) if filters else None}
+        answer = via_owner(config, lambda owner: owner.ask(body))
+        if answer is NO_OWNER:
+            index = open_index(config)
+            with index:
+                try:
+                    answer = ask_question(index, question, k=k, filters=filters, answerer=answerer, settings=config,
+                                          rerank=wants_rerank)
+                except AnswerError as exc:
+                    fail(str(exc))
         if html is not None:
             from gaceta.answer_html import render_answer_html
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 import typer
@@ -42,6 +43,26 @@ def open_index(config):
             index.close()
             fail(str(exc))
     return index
+
+
+NO_OWNER = object()
+
+
+def via_owner(config, call: Callable[[Any], Any]) -> Any:
+    """`call(client)` through the process that owns this data dir's embedded index (`gaceta serve`), or NO_OWNER
+    when there is none (or nothing answers at its address): then the command opens the index itself."""
+    from gaceta.client import OwnerClient, OwnerError, OwnerUnreachable, find_owner
+
+    owner = find_owner(config)
+    if owner is None:
+        return NO_OWNER
+    with OwnerClient(owner, config.api_key) as client:
+        try:
+            return call(client)
+        except OwnerUnreachable:
+            return NO_OWNER
+        except OwnerError as exc:
+            fail(str(exc))
 
 
 def fail(message: str, code: int = 1) -> NoReturn:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from gaceta.cli.common import console, err_console, fail, print_json, settings
+from gaceta.cli.common import NO_OWNER, console, err_console, fail, print_json, settings, via_owner
 
 if TYPE_CHECKING:
     from flows.ephemeral_api import EphemeralAPI
@@ -29,6 +29,13 @@ def ingest_command(
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         fail(f"no such file or folder: {', '.join(missing)}")
+    # While `gaceta serve` owns the embedded index, the files go to it (gaceta/cli/ingest_owner.py).
+    from gaceta.cli.ingest_owner import ingest_through_owner
+
+    config = settings()
+    state = via_owner(config, lambda owner: ingest_through_owner(owner, config.home, paths, context, json_out))
+    if state is not NO_OWNER:
+        raise typer.Exit(0 if state == "Completed" else 1)
     # Prefect's INFO lines would tear the progress bar; warnings and errors still show. Set by the user wins.
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     import flows  # noqa: F401  (offline Prefect settings, before Prefect is imported)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from gaceta.cli.common import console, fail, open_index, print_json, settings
+from gaceta.cli.common import NO_OWNER, console, fail, open_index, print_json, settings, via_owner
 
 FILTER_KEYS = {
     "date_from": "date_from",
@@ -46,26 +45,6 @@ def parse_filters(items: list[str]):
         else:
             fields.setdefault(field, []).append(value)
     return SearchFilters(**fields)
-
-
-def hit_json(hit) -> dict[str, Any]:
-    return {
-        "rank": hit.rank,
-        "label": hit.label,
-        "doc_id": hit.chunk.doc_id,
-        "chunk_id": hit.chunk.chunk_id,
-        "title": hit.document.title,
-        "doc_type": hit.document.doc_type,
-        "header": hit.chunk.header,
-        "heading_path": hit.chunk.heading_path,
-        "article": hit.chunk.article,
-        "role": hit.chunk.role,
-        "text": hit.chunk.text,
-        "pages": hit.chunk.pages,
-        "score": hit.score,
-        "via": hit.via,
-        "features": hit.features,
-    }
 
 
 def _print_references(references) -> None:
@@ -142,20 +121,28 @@ def register(app: typer.Typer) -> None:
             fail("--rerank must be on or off")
         filters = parse_filters(filter_ or [])
 
-        from retrieval.legal_search import legal_search
+        from gaceta.api.schemas import SearchResponse
 
         config = settings()
-        index = open_index(config)
-        with index:
-            for text in texts:
-                found = legal_search(index, text, k=k, mode=search_mode, filters=filters, rerank=rerank == "on",
-                                     fusion=fusion_kind, prefetch=prefetch)
-                result = {"query": text, "references": [r.model_dump(mode="json") for r in found.references],
-                          "hits": [hit_json(h) for h in found.hits]}
-                if as_json and queries is not None:
-                    sys.stdout.write(json.dumps(result, ensure_ascii=False, default=str) + "\n")
-                elif as_json:
-                    print_json(result)
-                else:
-                    _print_references(found.references)
-                    _print_hits(text, found.hits)
+        wants_rerank = rerank == "on"
+        body = {"k": k, "mode": search_mode.value, "rerank": wants_rerank, "fusion": fusion_kind.value,
+                "prefetch": prefetch, "filters": filters.model_dump(mode="json", exclude_none=True) if filters else None}
+
+        def emit(result: SearchResponse) -> None:
+            # One shape for a search, here and over HTTP: the API's SearchResponse (JSON lines with --queries).
+            if as_json and queries is not None:
+                sys.stdout.write(result.model_dump_json() + "\n")
+            elif as_json:
+                print_json(result)
+            else:
+                _print_references(result.references)
+                _print_hits(result.query, result.hits)
+
+        if via_owner(config, lambda owner: [emit(owner.search({"query": text, **body})) for text in texts]) is NO_OWNER:
+            from retrieval.legal_search import legal_search
+
+            with open_index(config) as index:
+                for text in texts:
+                    found = legal_search(index, text, k=k, mode=search_mode, filters=filters, rerank=wants_rerank,
+                                         fusion=fusion_kind, prefetch=prefetch)
+                    emit(SearchResponse(query=text, mode=search_mode, k=k, hits=found.hits, references=found.references))

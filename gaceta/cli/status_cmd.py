@@ -1,11 +1,12 @@
 """`gaceta status [--json] [--runs N]`: what the index holds (documents, chunks, model, store) and the last
-ingest runs (from the run log under the data dir: no Prefect start-up for a status line)."""
+ingest runs (from the run log under the data dir: no Prefect start-up for a status line). While `gaceta serve` owns
+the index, the index's figures come from it (`GET /status`)."""
 
 from __future__ import annotations
 
 import typer
 
-from gaceta.cli.common import console, fail, print_json, settings
+from gaceta.cli.common import NO_OWNER, console, fail, print_json, settings, via_owner
 
 
 def register(app: typer.Typer) -> None:
@@ -18,15 +19,19 @@ def status_command(
 ) -> None:
     """Show the index: documents, chunks, embedding model, store, and the last ingest runs."""
     from flows.run_log import last_runs
+    from gaceta.client import find_owner
     from retrieval.index import Index
     from retrieval.store import StoreError
 
     cfg = settings()
-    try:
-        with Index.open(cfg) as index:
-            status = index.status()
-    except StoreError as exc:
-        fail(str(exc))
+    status = via_owner(cfg, lambda owner: owner.status())
+    served_by = None if status is NO_OWNER else find_owner(cfg)
+    if status is NO_OWNER:
+        try:
+            with Index.open(cfg) as index:
+                status = index.status()
+        except StoreError as exc:
+            fail(str(exc))
     recent = last_runs(cfg.home, runs)
     if json_out:
         print_json({"home": str(cfg.home), "index": status.model_dump(mode="json"),
@@ -39,7 +44,8 @@ def status_command(
     table.add_column()
     for label, value in (("documents", status.documents), ("chunks", status.chunks),
                          ("pending (not searchable)", status.pending), ("embedding model", f"{status.model} ({status.dim}-d)"),
-                         ("store", f"{status.backend} at {status.location}")):
+                         ("store", f"{status.backend} at {status.location}"),
+                         ("served by", f"pid {served_by.pid} at {served_by.url}" if served_by else "-")):
         table.add_row(label, str(value))
     console.print(table)
     if not recent:

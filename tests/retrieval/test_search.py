@@ -92,10 +92,12 @@ def test_cli_search_queries_file_writes_json_lines(home, tmp_path, monkeypatch):
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     assert [line["query"] for line in lines] == ["artículo 9o. información a los trabajadores",
                                                   "Secretaría de Hacienda y Crédito Público"]
-    for line in lines:
-        assert len(line["hits"]) == 3
-        keys = {"doc_id", "chunk_id", "title", "header", "heading_path", "text", "pages", "score"}
-        assert keys <= set(line["hits"][0])
+    for line in lines:  # the API's SearchResponse, line by line
+        assert len(line["hits"]) == 3 and line["k"] == 3 and line["mode"] == "hybrid"
+        hit = line["hits"][0]
+        assert {"chunk", "document", "score", "rank", "label"} <= set(hit)
+        assert {"doc_id", "chunk_id", "header", "heading_path", "text", "pages"} <= set(hit["chunk"])
+        assert hit["document"]["title"]
 
 
 def test_cli_search_errors_are_one_line(home, tmp_path, monkeypatch):

@@ -1,17 +1,19 @@
-"""`POST /search`, `POST /ask` and `POST /ask/stream` (Server-Sent Events): thin calls into retrieval."""
+"""`POST /search`, `POST /ask`, `POST /ask/stream` (Server-Sent Events) and `GET /status`: thin calls into
+retrieval."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
 
-from fastapi import APIRouter, Depends, Response
+from fastapi import APIRouter, Depends, HTTPException, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from gaceta.api.deps import get_index, get_settings
 from gaceta.api.schemas import AskRequest, SearchRequest, SearchResponse
-from retrieval.answers import ask, ask_stream
+from retrieval.answers import AnswerError, ask, ask_stream
 from retrieval.answers.models import Answer
+from retrieval.index import IndexStatus
 from retrieval.legal_search import legal_search
 from retrieval.settings import Settings
 
@@ -28,16 +30,25 @@ async def search(body: SearchRequest, index=Depends(get_index)) -> Response:
     # On a worker thread: its first stage queues for the index's batch worker (one model call, one Qdrant batch for
     # concurrent searches). The response is serialised once, by pydantic; FastAPI would validate it all over again.
     result = await asyncio.to_thread(legal_search, index, body.query, k=body.k, mode=body.mode,
-                                     filters=body.search_filters(), rerank=body.rerank)
+                                     filters=body.search_filters(), rerank=body.rerank, fusion=body.fusion,
+                                     prefetch=body.prefetch)
     response = SearchResponse(query=body.query, mode=body.mode, k=body.k, hits=result.hits,
                               references=result.references)
     return Response(response.model_dump_json(), media_type="application/json")
 
 
+@router.get("/status", response_model=IndexStatus, summary="What the index holds: documents, chunks, model, store")
+def status_route(index=Depends(get_index)) -> IndexStatus:
+    return index.status()
+
+
 @router.post("/ask", response_model=Answer, summary="A cited answer (verified citations, coverage)")
 def ask_route(body: AskRequest, index=Depends(get_index), settings: Settings = Depends(get_settings)) -> Answer:
-    return ask(index, body.question, k=body.k, filters=body.search_filters(), answerer=body.answerer, settings=settings,
-               rerank=body.rerank)
+    try:
+        return ask(index, body.question, k=body.k, filters=body.search_filters(), answerer=body.answerer,
+                   settings=settings, rerank=body.rerank)
+    except AnswerError as exc:  # an answerer not configured here, or its API down: the reason, not a bare 500
+        raise HTTPException(503, str(exc)) from None
 
 
 @router.post(
