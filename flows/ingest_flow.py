@@ -1,5 +1,10 @@
-"""The `ingest` flow: files and folders → one cached `index_file` task per PDF, all inside one flow run
-(a flow run costs ≥ 1.1 s and the first one 10-20 s while Prefect's ephemeral API starts; a task costs ms).
+"""The `ingest` flow: files and folders → one `index_file` task per PDF not yet in the index, all inside one flow
+run (a flow run costs ≥ 1.1 s; a task costs ms).
+
+Two ways to run it, one code path: as a Prefect flow run (deployments, or `gaceta ingest` with a Prefect API
+configured), or as plain functions (`ingest.fn`: `gaceta ingest` with no Prefect API: no server, no database,
+nothing to start). Whether a file needs indexing is asked of the index alone (`indexed_documents`): Prefect keeps
+no result files.
 
 A file that fails never stops the others. The run ends Completed with an `IngestSummary`, or Failed (its data a
 `RunFailed` carrying the summary) only when files failed and none was indexed or already cached.
@@ -8,11 +13,11 @@ A file that fails never stops the others. The run ends Completed with an `Ingest
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from prefect import flow, get_run_logger
+from prefect import flow
 from prefect.runtime import flow_run
 from prefect.states import Completed, Failed, State
 from prefect.task_runners import ThreadPoolTaskRunner
@@ -21,15 +26,17 @@ from flows import progress
 from flows.discovery import discover, file_sha256
 from flows.models import STAGES, ContextMode, FileOutcome, FileStatus, IngestSummary, RunFailed, summary_of
 from flows.run_log import record_run
-from flows.tasks import ANTHROPIC_LIMIT, ANTHROPIC_SLOTS, all_indexed, index_file, open_index, optimize_index
+from flows.tasks import (ANTHROPIC_LIMIT, ANTHROPIC_SLOTS, index_file, open_index, optimize_index, run_logger,
+                         tracked)
 from ingest.contextualize import PROMPT_VERSION
-from retrieval.bm25 import ANALYZER_VERSION
 from retrieval.settings import Settings
 
+FILE_WORKERS = 2  # files in flight: one parses while another chunks/embeds (each stage is locked per process)
 
-def results_dir(settings: Settings) -> Path:
-    """Where per-file cache records (Prefect persisted results) live: under the data dir, as a plain path."""
-    return (settings.home / "flows" / "results").resolve()
+
+def inbox_dir(settings: Settings) -> Path:
+    """Where the `inbox` deployment looks when given no paths: $GACETA_HOME/inbox."""
+    return settings.home / "inbox"
 
 
 def context_mode(settings: Settings, requested: bool | None) -> tuple[ContextMode, str]:
@@ -42,13 +49,24 @@ def context_mode(settings: Settings, requested: bool | None) -> tuple[ContextMod
     return ContextMode.on, f"blurbs by {settings.anthropic_model} (prompt {PROMPT_VERSION})"
 
 
-def file_cache_key(sha256: str, chunker_version: str, model_id: str, mode: ContextMode, settings: Settings) -> str:
-    """Same bytes + chunker + embedding model + BM25 analysis + blurb recipe = same key; anything else re-processes
-    the file."""
-    recipe = f"context:{settings.anthropic_model}:{PROMPT_VERSION}" if mode is ContextMode.on else "headers-only"
-    parts = (chunker_version, model_id, ANALYZER_VERSION, recipe)
-    digest = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
-    return f"ingest-{sha256}-{digest}"
+def indexed_documents(index, sha256: str, mode: ContextMode) -> list[str] | None:
+    """The ids of the file's documents when the index holds every one of them complete and made as this run would
+    make them; None when the file must be (re)indexed. The index is the only record of what is indexed:
+
+    - a file's documents are the document records whose id starts with its sha256's first 12 hex digits (the
+      id `ingest.parse` gives: `<sha256[:12]>-<position>`); `upsert_task` writes all of a file's records before
+      any of its points, so a run killed half-way leaves a record whose document is not complete;
+    - each must be complete in the store (`Index.has_document`);
+    - the embedding model and the BM25 analysis are the index's own (it refuses to open with others);
+    - blurbs: the first chunk carries a `context` exactly when the file was indexed with them.
+    """
+    doc_ids = sorted(path.stem for path in index.records.directory.glob(f"{sha256[:12]}-*.json"))
+    if not doc_ids or not all(index.has_document(doc_id) for doc_id in doc_ids):
+        return None
+    first = index.chunk(f"{doc_ids[0]}:00000")
+    if first is None or bool(first.context) != (mode is ContextMode.on):
+        return None
+    return doc_ids
 
 
 def ensure_anthropic_limit() -> None:
@@ -76,13 +94,37 @@ def _failure_reason(state: State) -> str:
     return state.message or state.name or "failed"
 
 
-@flow(name="ingest", task_runner=ThreadPoolTaskRunner(max_workers=2), validate_parameters=True)
-def ingest(paths: list[str], context: bool | None = None) -> IngestSummary:
-    """Index PDFs from files and folders. `context` overrides GACETA_CONTEXT for this run."""
-    logger = get_run_logger()
+def _submit_file(args: dict, pool: ThreadPoolExecutor | None):
+    """A Prefect task future inside a flow run, a thread-pool future for the plain functions."""
+    return index_file.submit(**args) if pool is None else pool.submit(index_file.fn, **args)
+
+
+def _file_outcome(future, path: Path, sha: str) -> FileOutcome:
+    if isinstance(future, Future):
+        try:
+            return future.result()
+        except Exception as exc:  # one file's error never stops the others
+            return FileOutcome(path=str(path), status=FileStatus.failed, sha256=sha,
+                               reason=f"{type(exc).__name__}: {exc}")
+    future.wait()
+    state = future.state
+    if state.is_completed():
+        return state.result()
+    return FileOutcome(path=str(path), status=FileStatus.failed, sha256=sha, reason=_failure_reason(state))
+
+
+@flow(name="ingest", task_runner=ThreadPoolTaskRunner(max_workers=FILE_WORKERS), validate_parameters=True)
+def ingest(paths: list[str] | None = None, context: bool | None = None) -> IngestSummary:
+    """Index PDFs from files and folders (None: the inbox, $GACETA_HOME/inbox, created when missing). `context`
+    overrides GACETA_CONTEXT for this run."""
+    logger = run_logger()
     settings = Settings()
     t0 = time.perf_counter()
     started = dt.datetime.now(dt.timezone.utc)
+    if paths is None:
+        inbox = inbox_dir(settings)
+        inbox.mkdir(parents=True, exist_ok=True)
+        paths = [str(inbox)]
     pdfs, others = discover(paths)
     progress.emit("discovered", pdfs=len(pdfs), others=len(others))
 
@@ -91,40 +133,38 @@ def ingest(paths: list[str], context: bool | None = None) -> IngestSummary:
     mode, note = context_mode(settings, context)
     if mode is ContextMode.no_key:
         logger.warning(note)
-    if mode is ContextMode.on and pdfs:
+    in_run = tracked()
+    if mode is ContextMode.on and pdfs and in_run:
         ensure_anthropic_limit()
 
-    task = index_file.with_options(result_storage=results_dir(settings))
-    submitted = []
+    pool = None if in_run else ThreadPoolExecutor(max_workers=FILE_WORKERS, thread_name_prefix="ingest")
+    slots: list[FileOutcome | tuple] = list(others)
     for path in pdfs:
         sha = file_sha256(path)
-        key = file_cache_key(sha, chunker_version, model_id, mode, settings)
-        args = dict(path=str(path), name=path.name, sha256=sha, cache_key=key, settings=settings,
+        doc_ids = indexed_documents(index, sha, mode)
+        if doc_ids is not None:
+            slots.append(FileOutcome(path=str(path), status=FileStatus.cached, from_cache=True, sha256=sha,
+                                     doc_ids=doc_ids, documents=len(doc_ids)))
+            continue
+        args = dict(path=str(path), name=path.name, sha256=sha, settings=settings,
                     use_context=mode is ContextMode.on)
-        submitted.append((path, sha, args, task.submit(**args)))
+        slots.append((path, sha, _submit_file(args, pool)))
 
-    outcomes: list[FileOutcome] = list(others)
-    for path, sha, args, future in submitted:
-        future.wait()
-        state = future.state
-        if state.name == "Cached":
-            outcome = state.result()
-            if outcome.status is FileStatus.ok and not all_indexed(settings, outcome.doc_ids):
-                logger.warning("cache says %s is indexed but the index lacks it: re-indexing", path.name)
-                state = task.with_options(refresh_cache=True)(**args, return_state=True)
-            else:
-                outcome = outcome.model_copy(update={"path": str(path), "from_cache": True, "seconds": 0.0,
-                    "status": FileStatus.cached if outcome.status is FileStatus.ok else outcome.status})
-        if state.name != "Cached":
-            outcome = (state.result() if state.is_completed() else
-                       FileOutcome(path=str(path), status=FileStatus.failed, sha256=sha, reason=_failure_reason(state)))
-        if outcome.status is FileStatus.failed:
-            logger.warning("failed: %s: %s", path.name, outcome.reason)
-        outcomes.append(outcome)
-        progress.emit("file_done", outcome=outcome)
+    outcomes: list[FileOutcome] = []
+    try:
+        for slot in slots:
+            outcome = _file_outcome(slot[2], slot[0], slot[1]) if isinstance(slot, tuple) else slot
+            if outcome.status is FileStatus.failed:
+                logger.warning("failed: %s: %s", Path(outcome.path).name, outcome.reason)
+            outcomes.append(outcome)
+            progress.emit("file_done", outcome=outcome)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True)
 
     summary = IngestSummary(
-        flow_run_id=flow_run.get_id(), flow_run_name=flow_run.get_name(), started_at=started,
+        flow_run_id=flow_run.get_id(), flow_run_name=flow_run.get_name() or _local_run_name(started),
+        started_at=started,
         embedding_model=model_id, chunker_version=chunker_version, context_mode=mode, context_note=note,
         files=outcomes,
     )
@@ -162,9 +202,29 @@ def index_versions(index) -> tuple[str, str]:
     return index.embedder.model_id, chunker_version()
 
 
-def run_ingest(paths: list[str], context: bool | None = None) -> tuple[IngestSummary, str]:
-    """Run the flow in this process; returns the summary and the run's final state name (Completed/Failed)."""
-    state = ingest(paths=[str(p) for p in paths], context=context, return_state=True)
+def _local_run_name(started: dt.datetime) -> str:
+    return f"local-{started:%Y%m%dT%H%M%S}"
+
+
+def prefect_api_configured() -> bool:
+    """True when Prefect has an API URL (PREFECT_API_URL in the environment or the active profile)."""
+    from prefect.settings import get_current_settings
+
+    return bool(get_current_settings().api.url)
+
+
+def run_ingest(paths: list[str] | None, context: bool | None = None, *,
+               with_prefect: bool | None = None) -> tuple[IngestSummary, str]:
+    """Run the ingest in this process; returns the summary and the final state's name (Completed/Failed).
+
+    `with_prefect` (default: whether a Prefect API is configured): a tracked Prefect flow run against that API;
+    otherwise the flow's plain function (`ingest.fn`), which needs no Prefect API at all, so nothing is started
+    (Prefect's ephemeral server would cost 10-20 s a command and a SQLite database to track a one-shot run).
+    """
+    if with_prefect is None:
+        with_prefect = prefect_api_configured()
+    kwargs = dict(paths=None if paths is None else [str(p) for p in paths], context=context)
+    state = ingest(**kwargs, return_state=True) if with_prefect else ingest.fn(**kwargs)
     summary = summary_of(state.result(raise_on_failure=False))
     if isinstance(summary, BaseException):
         raise summary  # the run could not start its work (e.g. the index is held by another process)

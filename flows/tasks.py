@@ -1,14 +1,17 @@
-"""The ingest flow's tasks: one cached `index_file` per PDF, running parse → chunk → contextualize → embed →
-upsert as nested tasks.
+"""The ingest flow's tasks: one `index_file` per PDF, running parse → chunk → contextualize → embed → upsert as
+nested tasks. Under a Prefect flow run they are Prefect tasks (tracked, retried); called as plain functions
+(`ingest.fn`, no Prefect API) each runs its own function (`task.fn`), with the same retries done here.
 
 Exactness under SIGKILL rests on the store's document protocol (retrieval.store.base): point ids are
 deterministic, a document is written pending, its stale points (an earlier attempt, another chunker) are
-removed, and only then is it marked complete, so search never shows a half-indexed document. The per-file
-cache record is written only when the whole file is done, so a killed run redoes at most the files it was on.
+removed, and only then is it marked complete, so search never shows a half-indexed document. All of a file's
+document records are written before any of its points, so a file counts as indexed (`flows.ingest_flow.
+indexed_documents`) only when every one of its documents is complete: a killed run redoes the files it was on.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from pathlib import Path
@@ -17,6 +20,8 @@ from typing import Any
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.concurrency.sync import concurrency
+from prefect.context import FlowRunContext
+from prefect.exceptions import MissingContextError
 from prefect.tasks import exponential_backoff
 
 from flows import progress
@@ -35,6 +40,27 @@ ANTHROPIC_SLOTS = 4  # created with this many slots when missing; change with `p
 _stage_locks = {name: threading.Lock() for name in ("parse", "model", "upsert")}
 _indexes: dict[str, Any] = {}
 _indexes_lock = threading.Lock()
+_anthropic_slots = threading.BoundedSemaphore(ANTHROPIC_SLOTS)  # the limit when no Prefect API holds it
+CONTEXT_RETRIES = 5
+
+
+def tracked() -> bool:
+    """True inside a Prefect flow run (its tasks then run as Prefect tasks), False when the flow's function is
+    called directly (`ingest.fn`)."""
+    return FlowRunContext.get() is not None
+
+
+def call(task_obj, *args: Any, **kwargs: Any) -> Any:
+    """Run a task: a Prefect task run inside a flow run, its plain function otherwise."""
+    return task_obj(*args, **kwargs) if tracked() else task_obj.fn(*args, **kwargs)
+
+
+def run_logger() -> logging.Logger | logging.LoggerAdapter:
+    """Prefect's run logger inside a run; outside, a plain `gaceta.ingest` logger."""
+    try:
+        return get_run_logger()
+    except MissingContextError:
+        return logging.getLogger("gaceta.ingest")
 
 
 def open_index(settings: Settings):
@@ -65,13 +91,6 @@ def close_indexes() -> None:
         _indexes.clear()
 
 
-def all_indexed(settings: Settings, doc_ids: list[str]) -> bool:
-    """True when every document is complete in the index (checked under the writers' lock)."""
-    index = open_index(settings)
-    with _stage_locks["upsert"]:
-        return all(index.has_document(doc_id) for doc_id in doc_ids)
-
-
 def optimize_index(settings: Settings) -> None:
     """Build the search structures over what this run wrote and make it durable, without closing the index
     (a worker's flow-run process may exit without `close`)."""
@@ -85,14 +104,17 @@ def _rounded(stages: dict[str, float]) -> dict[str, float]:
     return {name: round(seconds, 4) for name, seconds in stages.items()}
 
 
-def _retryable(task, task_run, state) -> bool:
+def _retryable_error(exc: BaseException | None) -> bool:
     """Retry rate limits, overload, server errors and network trouble; not bad requests or auth."""
     import anthropic
 
-    exc = state.data if isinstance(state.data, BaseException) else None
     if isinstance(exc, (anthropic.RateLimitError, anthropic.APIConnectionError, anthropic.InternalServerError)):
         return True
     return isinstance(exc, anthropic.APIStatusError) and exc.status_code in (408, 409, 429, 529)
+
+
+def _retryable(task, task_run, state) -> bool:
+    return _retryable_error(state.data if isinstance(state.data, BaseException) else None)
 
 
 @task(name="parse", cache_policy=NO_CACHE)
@@ -113,14 +135,14 @@ def chunk_task(documents: list[LegalDocument], settings: Settings) -> tuple[list
         return [index.chunk_document(doc) for doc in documents], time.perf_counter() - t0
 
 
-@task(name="contextualize", cache_policy=NO_CACHE, retries=5, retry_delay_seconds=exponential_backoff(1),
+@task(name="contextualize", cache_policy=NO_CACHE, retries=CONTEXT_RETRIES, retry_delay_seconds=exponential_backoff(1),
       retry_jitter_factor=0.5, retry_condition_fn=_retryable)
 def contextualize_task(documents: list[LegalDocument], chunks: list[list[Chunk]], settings: Settings,
                        usage: BlurbUsage) -> list[list[Chunk]]:
     """Blurbs for every chunk; a retry after a 429 re-reads the blurbs already paid for from the file cache."""
     client = anthropic_client(settings.anthropic_api_key, settings.anthropic_base_url, settings.anthropic_timeout_s)
     cache_dir = settings.home / "cache" / "context"
-    slot = lambda: concurrency(ANTHROPIC_LIMIT, occupy=1)  # noqa: E731
+    slot = (lambda: concurrency(ANTHROPIC_LIMIT, occupy=1)) if tracked() else (lambda: _anthropic_slots)
     return [
         contextualize_chunks(doc, doc_chunks, client, settings.anthropic_model, cache_dir, guard=slot, usage=usage)[0]
         for doc, doc_chunks in zip(documents, chunks)
@@ -144,11 +166,19 @@ def embed_task(chunks: list[list[Chunk]], settings: Settings) -> tuple[list[Embe
 @task(name="upsert", cache_policy=NO_CACHE)
 def upsert_task(documents: list[LegalDocument], chunks: list[list[Chunk]], embedded: list[Embedded],
                 settings: Settings) -> float:
+    """Every document record of the file first, then each document's points: a file whose records are all
+    complete in the store is wholly indexed."""
     index = open_index(settings)
     with _stage_locks["upsert"]:
         t0 = time.perf_counter()
-        for doc, doc_chunks, vectors in zip(documents, chunks, embedded):
-            index.upsert(doc, doc_chunks, vectors)
+        for doc in documents:
+            index.records.save(doc)
+        items = list(zip(documents, chunks, embedded))
+        if hasattr(index, "upsert_documents"):  # one file's documents together (the index replaces versions)
+            index.upsert_documents(items)
+        else:
+            for item in items:
+                index.upsert(*item)
         return time.perf_counter() - t0
 
 
@@ -159,22 +189,30 @@ def _reason(parsed: ParseResult) -> str:
     return f"{status}: {message}"
 
 
-def _file_cache_key(context, parameters: dict[str, Any]) -> str:
-    return parameters["cache_key"]
+def _contextualize(documents, chunks, settings: Settings, usage: BlurbUsage) -> list[list[Chunk]]:
+    """The contextualize task; without Prefect, its retries (same condition, exponential backoff) done here."""
+    if tracked():
+        return contextualize_task(documents, chunks, settings, usage)
+    for attempt in range(CONTEXT_RETRIES + 1):
+        try:
+            return contextualize_task.fn(documents, chunks, settings, usage)
+        except Exception as exc:
+            if attempt == CONTEXT_RETRIES or not _retryable_error(exc):
+                raise
+            time.sleep(2 ** attempt)
 
 
-@task(name="index-file", task_run_name="index {name}", cache_key_fn=_file_cache_key, persist_result=True,
-      cache_result_in_memory=False)
-def index_file(path: str, name: str, sha256: str, cache_key: str, settings: Settings,
-               use_context: bool) -> FileOutcome:
-    """Parse one PDF and index its documents; a parse status other than ok is an outcome, not an error (and is
-    cached like a success: the same bytes fail the same way). `name` only labels the task run."""
-    logger = get_run_logger()
+@task(name="index-file", task_run_name="index {name}", cache_policy=NO_CACHE)
+def index_file(path: str, name: str, sha256: str, settings: Settings, use_context: bool) -> FileOutcome:
+    """Parse one PDF and index its documents; a parse status other than ok is an outcome, not an error. Nothing
+    is cached here: whether a file needs this is the index's to say (`flows.ingest_flow.indexed_documents`).
+    `name` only labels the task run."""
+    logger = run_logger()
     stages: dict[str, float] = {}
     t0 = time.perf_counter()
     progress.emit("file_started", path=path)
     logger.info("stage parse: %s", name)
-    parsed, stages["parse"] = parse_task(path)
+    parsed, stages["parse"] = call(parse_task, path)
     pages = parsed.source.pages
     progress.emit("parsed", path=path, pages=pages)
     if not parsed.ok:
@@ -183,7 +221,7 @@ def index_file(path: str, name: str, sha256: str, cache_key: str, settings: Sett
                            stages=_rounded(stages))
     documents = parsed.documents
     logger.info("stage chunk: %s (%d documents)", name, len(documents))
-    chunks, stages["chunk"] = chunk_task(documents, settings)
+    chunks, stages["chunk"] = call(chunk_task, documents, settings)
     n_chunks = sum(len(c) for c in chunks)
     progress.emit("chunked", path=path, chunks=n_chunks)
     usage = None
@@ -191,14 +229,14 @@ def index_file(path: str, name: str, sha256: str, cache_key: str, settings: Sett
         usage = BlurbUsage()
         logger.info("stage contextualize: %s (%d chunks)", name, n_chunks)
         t_ctx = time.perf_counter()
-        chunks = contextualize_task(documents, chunks, settings, usage)
+        chunks = _contextualize(documents, chunks, settings, usage)
         stages["contextualize"] = time.perf_counter() - t_ctx
     kept = [i for i, doc_chunks in enumerate(chunks) if doc_chunks]  # a document without text has no points
     documents, chunks = [documents[i] for i in kept], [chunks[i] for i in kept]
     logger.info("stage embed: %s (%d chunks)", name, n_chunks)
-    embedded, stages["embed"] = embed_task(chunks, settings)
+    embedded, stages["embed"] = call(embed_task, chunks, settings)
     logger.info("stage upsert: %s (%d documents)", name, len(documents))
-    stages["upsert"] = upsert_task(documents, chunks, embedded, settings)
+    stages["upsert"] = call(upsert_task, documents, chunks, embedded, settings)
     logger.info("indexed: %s", name)
     return FileOutcome(path=path, status=FileStatus.ok, sha256=sha256, parse_status=parsed.status.value,
                        reason="repaired" if parsed.repaired else "", doc_ids=[d.doc_id for d in documents],

@@ -1,18 +1,18 @@
-"""`gaceta ingest PATH... [--context] [--json]`: run the Prefect `ingest` flow in this process, with a progress
-bar (files, pages, chunks) and a summary table; exit 1 when nothing could be indexed."""
+"""`gaceta ingest PATH... [--context] [--json]`: run the `ingest` flow in this process, with a progress bar (files,
+pages, chunks; one line per event when stderr is not a terminal) and a summary table; exit 1 when nothing could be
+indexed. With a Prefect API configured (PREFECT_API_URL) the run is a tracked Prefect flow run; without one the flow
+runs as plain functions (`flows.ingest_flow.run_ingest`): no Prefect server is started."""
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
 
 from gaceta.cli.common import NO_OWNER, console, err_console, fail, print_json, settings, via_owner
-
-if TYPE_CHECKING:
-    from flows.ephemeral_api import EphemeralAPI
 
 
 def register(app: typer.Typer) -> None:
@@ -39,10 +39,8 @@ def ingest_command(
     # Prefect's INFO lines would tear the progress bar; warnings and errors still show. Set by the user wins.
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     import flows  # noqa: F401  (offline Prefect settings, before Prefect is imported)
-    from flows.ephemeral_api import launch_early
 
-    api = launch_early()  # Prefect's API boots on the other core while this process imports and loads the model
-    summary, state = _run(paths, context, json_out, api)
+    summary, state = _run(paths, context, json_out)
     if json_out:
         print_json(summary)
     else:
@@ -51,27 +49,25 @@ def ingest_command(
         raise typer.Exit(1)
 
 
-def _run(paths: list[Path], context: bool | None, json_out: bool, api: EphemeralAPI | None) -> tuple[Any, str]:
-    """Open the index and load the model (while the API boots), then run the flow against the API."""
-    from contextlib import ExitStack, nullcontext
+def _run(paths: list[Path], context: bool | None, json_out: bool) -> tuple[Any, str]:
+    """Open the index and load the model first (an index held by another process is one clear line, before any
+    flow run exists), then run the flow."""
+    from contextlib import nullcontext
 
     from flows import progress
-    from flows.ephemeral_api import EphemeralAPIError
     from flows.ingest_flow import run_ingest
     from flows.tasks import close_indexes, warm_up
     from retrieval.embedders import EmbedderError
     from retrieval.store import StoreError
 
+    live = err_console.is_terminal and not json_out
     try:
-        with ExitStack() as stack:
-            with nullcontext() if json_out else err_console.status("opening the index, starting Prefect's API…"):
-                warm_up(settings())
-                stack.enter_context(api.serving() if api else nullcontext())
-            if json_out:
-                return run_ingest([str(p) for p in paths], context=context)
-            with _ProgressView() as view, progress.listening(view.on_event):
-                return run_ingest([str(p) for p in paths], context=context)
-    except (StoreError, EmbedderError, EphemeralAPIError) as exc:
+        with err_console.status("opening the index, loading the model…") if live else nullcontext():
+            warm_up(settings())
+        view = _ProgressView() if live else _ProgressLines()
+        with view, progress.listening(view.on_event):
+            return run_ingest([str(p) for p in paths], context=context)
+    except (StoreError, EmbedderError) as exc:
         fail(str(exc))
     finally:
         close_indexes()
@@ -108,6 +104,39 @@ class _ProgressView:
             self.progress.advance(self.chunks, data["chunks"])
         elif event == "file_done" and data["outcome"].status.value != "skipped":
             self.progress.advance(self.files)
+
+
+class _ProgressLines:
+    """Progress for a log file or a pipe: one line per file as it starts and ends, written when it happens."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.done = 0
+
+    def __enter__(self) -> _ProgressLines:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def _line(self, text: str) -> None:
+        print(f"ingest: {text}", file=sys.stderr, flush=True)
+
+    def on_event(self, event: str, data: dict[str, Any]) -> None:
+        if event == "discovered":
+            self.total = data["pdfs"]
+            self._line(f"{data['pdfs']} PDF(s), {data['others']} other path(s)")
+        elif event == "file_started":
+            self._line(f"[{self.done + 1}/{self.total}] {Path(data['path']).name}: started")
+        elif event == "file_done":
+            outcome = data["outcome"]
+            if outcome.status.value == "skipped":
+                return
+            self.done += 1
+            detail = (f"{outcome.documents} documents, {outcome.chunks} chunks, {outcome.pages} pages in "
+                      f"{outcome.seconds:.1f} s" if outcome.status.value == "ok" else outcome.reason)
+            self._line(f"[{self.done}/{self.total}] {Path(outcome.path).name}: {outcome.status.value}"
+                       + (f" ({detail})" if detail else ""))
 
 
 def _print_summary(summary, state: str) -> None:

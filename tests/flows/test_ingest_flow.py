@@ -1,5 +1,6 @@
 """The ingest flow on a folder of real PDFs, broken ones included: good files indexed, bad ones reported with
-their reasons, a second run entirely cached, a lost document re-indexed, a hopeless batch a Failed run."""
+their reasons, a second run (as plain functions, no Prefect API) entirely cached by what the index holds, a lost
+document re-indexed, a hopeless batch a Failed run."""
 
 from __future__ import annotations
 
@@ -30,7 +31,8 @@ def inbox(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def runs(inbox, tmp_path_factory):
-    """Two runs of the flow on the same folder and home; the index's status after each."""
+    """Two runs on the same folder and home, the first a Prefect flow run, the second the flow's plain functions;
+    the index's status after each."""
     from flows.ingest_flow import run_ingest
     from flows.tasks import open_index
     from retrieval.settings import Settings
@@ -39,7 +41,7 @@ def runs(inbox, tmp_path_factory):
     with gaceta_env(home):
         first, first_state = run_ingest([str(inbox)])
         after_first = open_index(Settings()).status()
-        second, second_state = run_ingest([str(inbox)])
+        second, second_state = run_ingest([str(inbox)], with_prefect=False)
         after_second = open_index(Settings()).status()
     return dict(home=home, first=first, first_state=first_state, after_first=after_first, second=second,
                 second_state=second_state, after_second=after_second)
@@ -80,14 +82,18 @@ def test_second_run_processes_nothing(runs):
     second = runs["second"]
     assert runs["second_state"] == "Completed"
     assert second.files_ok == 0 and second.files_cached == len(GOOD)
-    assert second.files_failed == len(BAD)
-    assert all(f.from_cache for f in second.files if f.status.value in ("cached", "failed"))
-    assert second.chunks == 0 and sum(second.stages.values()) == 0
+    assert second.files_failed == len(BAD)  # re-parsed (milliseconds): only the index says what is done
+    cached = [f for f in second.files if f.status.value == "cached"]
+    assert all(f.from_cache and f.doc_ids for f in cached)
+    assert {tuple(f.doc_ids) for f in cached} == {tuple(f.doc_ids) for f in runs["first"].files if f.doc_ids}
+    assert second.chunks == 0 and second.stages["embed"] == second.stages["upsert"] == 0
+    assert second.flow_run_id is None and second.flow_run_name.startswith("local-")
     assert runs["after_second"] == runs["after_first"]
+    assert not (runs["home"] / "flows" / "results").exists()  # Prefect keeps no result files
 
 
 def test_lost_document_is_reindexed(runs):
-    """A cache record is trusted only while the index still holds the file's documents."""
+    """A file counts as indexed only while the index holds every one of its documents."""
     from flows.ingest_flow import run_ingest
     from flows.tasks import open_index
     from retrieval.settings import Settings
@@ -136,19 +142,30 @@ def test_missing_path_is_one_clear_error(tmp_path):
     assert "no such file or folder" in result.output and "Traceback" not in result.output
 
 
-def test_cache_key_follows_sha_chunker_model_and_blurbs():
-    from flows.ingest_flow import file_cache_key
+def test_indexed_documents_follow_the_index_and_the_blurb_recipe(runs):
+    from flows.ingest_flow import indexed_documents
     from flows.models import ContextMode
+    from flows.tasks import open_index
     from retrieval.settings import Settings
 
-    s = Settings()
-    base = file_cache_key("a" * 64, "c1", "m1", ContextMode.off, s)
-    assert base == file_cache_key("a" * 64, "c1", "m1", ContextMode.no_key, s)  # no key = headers only
-    others = {
-        file_cache_key("b" * 64, "c1", "m1", ContextMode.off, s),
-        file_cache_key("a" * 64, "c2", "m1", ContextMode.off, s),
-        file_cache_key("a" * 64, "c1", "m2", ContextMode.off, s),
-        file_cache_key("a" * 64, "c1", "m1", ContextMode.on, s),
-        file_cache_key("a" * 64, "c1", "m1", ContextMode.on, s.model_copy(update={"anthropic_model": "other"})),
-    }
-    assert base not in others and len(others) == 5
+    target = _by_name(runs["first"])[GOOD[1]]
+    with gaceta_env(runs["home"]):
+        index = open_index(Settings())
+        assert indexed_documents(index, target.sha256, ContextMode.off) == sorted(target.doc_ids)
+        assert indexed_documents(index, target.sha256, ContextMode.no_key) == sorted(target.doc_ids)
+        assert indexed_documents(index, target.sha256, ContextMode.on) is None  # blurbs wanted, none stored
+        assert indexed_documents(index, "f" * 64, ContextMode.off) is None
+
+
+def test_inbox_is_the_default_path(tmp_path):
+    """`paths` None (the `inbox` deployment's default) means $GACETA_HOME/inbox, created when missing."""
+    from flows.ingest_flow import run_ingest
+
+    home = tmp_path / "home"
+    with gaceta_env(home):
+        summary, state = run_ingest(None, with_prefect=False)
+        assert state == "Completed" and summary.files == [] and (home / "inbox").is_dir()
+        link_pdfs(home / "inbox", [GOOD[1]])
+        summary, state = run_ingest(None, with_prefect=False)
+    assert state == "Completed" and summary.files_ok == 1
+    assert Path(summary.files[0].path).parent == home / "inbox"
