@@ -74,7 +74,7 @@ def test_deploy_all_against_a_local_server(prefect_server):
     assert inbox["entrypoint"] == "flows/ingest_flow.py:ingest"
     assert daily["entrypoint"] == "flows/dof_daily.py:dof_daily"
     assert inbox["work_pool_name"] == daily["work_pool_name"] == "gaceta"
-    assert inbox["parameters"]["paths"]
+    assert inbox["parameters"] == {}  # paths unset: $GACETA_HOME/inbox
     crons = [s["schedule"] for s in daily["schedules"]]
     assert crons and all(s["cron"].endswith("* * 1-5") and s["timezone"] == "America/Mexico_City" for s in crons)
     assert inbox["schedules"][0]["schedule"]["interval"] > 0
