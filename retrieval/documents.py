@@ -2,16 +2,23 @@
 
 The index holds chunks; citations, page images and `/documents/{id}` need the whole document (Markdown, page
 spans, headings, source PDF path), which lives here — one small file per document, written before its chunks
-become searchable.
+become searchable. The PDF itself is kept by content under GACETA_HOME (`retrieval.originals`).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import re
 from pathlib import Path
 
-from ingest.models import LegalDocument
+from pydantic import BaseModel
+
+from ingest.models import DocumentInfo, LegalDocument
+from retrieval.models import SearchFilters
+
+MAX_DOCUMENTS_PAGE = 500  # documents one listing call returns at most
+MAX_LISTED_TITLE = 300  # a listing is an overview: a title longer than this is cut (the record keeps it whole)
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,200}$")
 
@@ -47,3 +54,56 @@ class DocumentRecords:
             path.unlink()
             return True
         return False
+
+
+class DocumentSummary(BaseModel):
+    """One line of a document listing (`GET /documents`, `gaceta documents`): no text, no file system paths."""
+
+    doc_id: str
+    title: str
+    doc_type: str | None = None
+    issuing_body: str | None = None
+    publication_date: dt.date | None = None
+    label: str
+    pages: int
+    chunks: int
+
+    @classmethod
+    def of(cls, info: DocumentInfo, chunks: int) -> DocumentSummary:
+        title = info.title if len(info.title) <= MAX_LISTED_TITLE else info.title[: MAX_LISTED_TITLE - 1] + "…"
+        first, last = info.pdf_pages
+        return cls(doc_id=info.doc_id, title=title,
+                   doc_type=info.doc_type.value if info.doc_type is not None else None,
+                   issuing_body=info.issuing_body, publication_date=info.publication_date,
+                   label=info.label[:MAX_LISTED_TITLE], pages=last - first + 1, chunks=chunks)
+
+
+class DocumentPage(BaseModel):
+    """A page of the listing: `total` documents match, these are `offset` … `offset + len(documents)`."""
+
+    total: int
+    offset: int
+    limit: int
+    documents: list[DocumentSummary]
+
+
+def matches(info: DocumentInfo, filters: SearchFilters | None) -> bool:
+    """The search filters' meaning on one document (as the store applies them to a chunk's payload)."""
+    if filters is None:
+        return True
+    doc_type = info.doc_type.value if info.doc_type is not None else None
+    if filters.doc_type and doc_type not in filters.doc_type:
+        return False
+    if filters.issuing_body and info.issuing_body not in filters.issuing_body:
+        return False
+    if filters.doc_ids and info.doc_id not in filters.doc_ids:
+        return False
+    if filters.date_from or filters.date_to:
+        date = info.publication_date
+        if date is None:
+            return False
+        if filters.date_from and date < filters.date_from:
+            return False
+        if filters.date_to and date > filters.date_to:
+            return False
+    return True

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
@@ -21,7 +22,7 @@ from ingest.models import Chunk, DocumentInfo, LegalDocument
 from retrieval import bm25, labels
 from retrieval.batcher import Batcher
 from retrieval.chunk_cache import ChunkCache, Parsed
-from retrieval.documents import DocumentRecords
+from retrieval.documents import DocumentPage, DocumentRecords
 from retrieval.embedders import Embedder, load_embedder
 from retrieval.law_lookup import LawCatalog
 from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode
@@ -130,10 +131,51 @@ class Index:
         sparse, lengths = bm25.document_vectors(texts, terms, stored)
         return Embedded(dense=self.embedder.embed_documents(texts), sparse=sparse, lengths=lengths)
 
-    def upsert(self, doc: LegalDocument, chunks: Sequence[Chunk], embedded: Embedded) -> None:
-        """Store the document record, then make exactly these chunks its searchable ones."""
-        if len(chunks) != len(embedded.lengths):
-            raise ValueError(f"{len(chunks)} chunks but {len(embedded.lengths)} embeddings")
+    def upsert(self, doc: LegalDocument, chunks: Sequence[Chunk], embedded: Embedded,
+               source_key: str | None = None) -> None:
+        """Store the document record, then make exactly these chunks its searchable ones; keep its PDF, and when
+        its source (`source_key`, default: the resolved `source_path`) had other bytes, replace that version."""
+        self.upsert_documents([(doc, chunks, embedded)], source_key)
+
+    def upsert_documents(self, items: Sequence[tuple[LegalDocument, Sequence[Chunk], Embedded]],
+                         source_key: str | None = None) -> None:
+        """The replace path: documents of one ingested file, each with its chunks and vectors.
+
+        A document whose PDF is a real file with the recorded sha256 gets that file kept (`retrieval.originals`)
+        and joins its source's current version; when the source's current version had other bytes, the new
+        documents are all written (complete) before the switch, and the old version's points, records and kept
+        file (unless another source has the same bytes) go after it. A crash anywhere is finished by `recover`
+        (the next write, or `gaceta` opening the index for a write): one version stays, never both, never none.
+        Documents without a readable source (evaluation corpora, synthetic ones) are simply upserted."""
+        from retrieval.originals import source_key as key_of
+
+        for doc, chunks, embedded in items:
+            if len(chunks) != len(embedded.lengths):
+                raise ValueError(f"{len(chunks)} chunks but {len(embedded.lengths)} embeddings")
+        originals = self.originals
+        with originals.lock:
+            self._recover_sources()
+            groups: dict[tuple[str, str], list] = {}
+            for item in items:
+                doc = item[0]
+                if originals.keep(doc.source_path, doc.source_sha256) is None:
+                    self._write_document(*item)  # no file to keep: not a tracked source
+                    continue
+                key = source_key or key_of(doc.source_path)
+                groups.setdefault((key, doc.source_sha256), []).append(item)
+            for (key, sha), group in groups.items():
+                old = originals.begin(key, sha)
+                for doc, chunks, embedded in group:
+                    originals.add_ref(sha, doc.doc_id, key)  # referenced before written: recovery finds it
+                    self._write_document(doc, chunks, embedded)
+                if old is not None:
+                    retired = originals.commit(key, sha, old)
+                    for doc_id in retired.doc_ids:
+                        self._remove_document(doc_id)
+                    originals.release(retired)
+                    originals.finish(key)
+
+    def _write_document(self, doc: LegalDocument, chunks: Sequence[Chunk], embedded: Embedded) -> None:
         self.records.save(doc)
         info = doc.info()
         points = [
@@ -143,24 +185,86 @@ class Index:
         self.store.upsert_document(doc.doc_id, points)
         self._dirty = True
 
+    @functools.cached_property
+    def originals(self):
+        """The kept PDFs and the source ledger under GACETA_HOME (`retrieval.originals.Originals`)."""
+        from retrieval.originals import Originals
+
+        return Originals(self.settings.home)
+
+    def _recover_sources(self) -> None:
+        """Once per index object: finish replacements a crashed process left half done."""
+        originals = self.originals
+        if not originals.recovered:
+            originals.recovered = True
+            originals.recover(self._remove_document)
+
     def add_document(self, doc: LegalDocument) -> list[Chunk]:
         chunks = self.chunk_document(doc)
         self.upsert(doc, chunks, self.embed(chunks))
         return chunks
 
     def add_documents(self, docs: Sequence[LegalDocument]) -> dict[str, list[Chunk]]:
-        """Chunk all, embed all chunks in one batch (fuller model batches), then upsert document by document."""
+        """Chunk all, embed all chunks in one batch (fuller model batches), then upsert them per source file."""
         chunked = [(doc, self.chunk_document(doc)) for doc in docs]
         embedded = self.embed([c for _, chunks in chunked for c in chunks])
-        for (doc, chunks), part in zip(chunked, embedded.split([len(chunks) for _, chunks in chunked])):
-            self.upsert(doc, chunks, part)
+        parts = embedded.split([len(chunks) for _, chunks in chunked])
+        by_file: dict[tuple[str, str], list] = {}
+        for (doc, chunks), part in zip(chunked, parts):
+            by_file.setdefault((doc.source_path, doc.source_sha256), []).append((doc, chunks, part))
+        for items in by_file.values():
+            self.upsert_documents(items)
         return {doc.doc_id: chunks for doc, chunks in chunked}
 
-    def delete_document(self, doc_id: str) -> bool:
+    def _remove_document(self, doc_id: str) -> bool:
+        """A document's points, then its record (search stops seeing it first)."""
         removed = self.store.delete_document(doc_id)
-        had_record = self.records.delete(doc_id)
+        try:
+            had_record = self.records.delete(doc_id)
+        except ValueError:
+            had_record = False
         self._dirty = True
         return bool(removed) or had_record
+
+    def delete_document(self, doc_id: str) -> bool:
+        """Remove a document: its points, its record, and its kept PDF when no other document refers to those
+        bytes. False when there was no such document."""
+        originals = self.originals
+        with originals.lock:
+            self._recover_sources()
+            doc = self.records.load(doc_id)
+            sha = doc.source_sha256 if doc is not None else None
+            if sha is None:  # no record (a damaged index): the points still say which file they came from
+                try:
+                    payload = self.store.chunk_payload(f"{doc_id}:00000")
+                except ValueError:
+                    payload = None
+                sha = (payload or {}).get("document", {}).get("source_sha256")
+            found = self._remove_document(doc_id)
+            if sha:
+                originals.drop_ref(sha, doc_id)
+            return found
+
+    def documents(self, filters: SearchFilters | None = None, offset: int = 0,
+                  limit: int = 50) -> DocumentPage:
+        """The complete documents, newest publication first (then title, id), filtered like a search (type,
+        issuing body, date range, ids) and paginated; `limit` is capped at `MAX_DOCUMENTS_PAGE`."""
+        from retrieval.documents import MAX_DOCUMENTS_PAGE, DocumentPage, DocumentSummary, matches
+        from retrieval.store.base import COMPLETE, STATE, Match, Where
+
+        if offset < 0 or limit < 1:
+            raise ValueError("offset must be ≥ 0 and limit ≥ 1")
+        limit = min(limit, MAX_DOCUMENTS_PAGE)
+        infos = [DocumentInfo.model_validate(p) for p in self.store.document_payloads()]
+        infos = [d for d in infos if matches(d, filters)]
+        infos.sort(key=lambda d: (d.publication_date is None, -(d.publication_date.toordinal() if d.publication_date
+                                                                 else 0), d.title, d.doc_id))
+        page = infos[offset : offset + limit]
+        summaries = [
+            DocumentSummary.of(d, self.store._count(Where(must=(Match("doc_id", (d.doc_id,)), Match(STATE, (COMPLETE,))))))
+            for d in page
+        ]
+        return DocumentPage(total=len(infos), offset=offset, limit=limit, documents=summaries)
 
     def optimize(self) -> None:
         """Build the ANN index over what was written (qdrant-edge does it on request, not in the background)."""
