@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
-from ingest.models import Chunk, DocumentInfo, LegalDocument
+from ingest.models import Chunk, DocumentInfo, HeadingKind, LegalDocument, ProvisionRole
+from ingest.references import amended_articles
 from retrieval import bm25, labels
 from retrieval.batcher import Batcher
 from retrieval.chunk_cache import ChunkCache, Parsed
@@ -28,6 +29,7 @@ from retrieval.law_lookup import LawCatalog
 from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode
 from retrieval.settings import Settings
 from retrieval.store import PointData, Store, VectorQuery, open_store
+from retrieval.store.base import point_id
 
 # Candidates each side (dense, BM25) hands to fusion; the retrieval evaluation tunes it.
 DEFAULT_PREFETCH = 50
@@ -351,6 +353,23 @@ class Index:
         found = [_parse(p) for p in self.store.provision_payloads(doc_ids, articles, filters)]
         order = {d: i for i, d in enumerate(doc_ids)}
         return sorted(found, key=lambda cd: (order.get(cd[0].doc_id, len(order)), cd[0].index))
+
+    def reform_decrees(self, doc_ids: Sequence[str], articles: Sequence[str]) -> list[tuple[Chunk, DocumentInfo]]:
+        """The first chunk of each reform decree appended to these consolidated texts whose title amends one of
+        `articles` ("DECRETO por el que se reforma el párrafo tercero del artículo 27…"), oldest decree first."""
+        firsts: dict[tuple[str, str], int] = {}
+        for p in self.store.role_payloads(doc_ids, ProvisionRole.reform_decree.value,
+                                          ["doc_id", "index", "heading_path", "heading_kinds"]):
+            title = next((text for text, kind in zip(p["heading_path"], p["heading_kinds"])
+                          if kind == HeadingKind.title.value), None)
+            if title is not None:
+                key = (p["doc_id"], title)
+                firsts[key] = min(firsts.get(key, p["index"]), p["index"])
+        wanted = set(articles)
+        ids = [f"{doc_id}:{index:05d}" for (doc_id, title), index in firsts.items()
+               if any(wanted & set(ref.articles) for ref in amended_articles(title))]
+        found = [_parse(p) for p in self.store.payloads([point_id(i) for i in ids]).values()]
+        return sorted(found, key=lambda cd: (cd[0].doc_id, cd[0].index))
 
     def document(self, doc_id: str) -> LegalDocument | None:
         return self.records.load(doc_id)

@@ -47,6 +47,8 @@ def legal_search(index: Index, query: str, k: int = 10, mode: SearchMode = Searc
                         doc_ids, docs = [doc_id], [found[0][1]]
                         break
             found = _in_force(found, ref, query)[:MAX_PROVISION_CHUNKS]
+            if doc_ids and second_stage.asks_about_history(query):  # "¿qué decretos reformaron el artículo 27?"
+                found += index.reform_decrees(doc_ids, ref.articles)[:MAX_PROVISION_CHUNKS]
             for chunk, document in found:
                 looked_up.setdefault(chunk.chunk_id, SearchHit(chunk=chunk, document=document, score=0.0, rank=1,
                                                                via="reference", label=labels.label(document, chunk)))

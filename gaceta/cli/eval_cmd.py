@@ -29,6 +29,7 @@ def retrieval_command(
     limit: int = LimitOpt,
     fusion: Fusion = typer.Option(Fusion.rrf, "--fusion", help="Hybrid fusion."),
     prefetch: int = typer.Option(None, "--prefetch", min=1, help="Candidates per side before fusion (index default)."),
+    rerank: bool = typer.Option(False, "--rerank", help="Also score hybrid + the second stage (the legal search)."),
     as_json: bool = JsonOpt,
 ) -> None:
     """Index the dataset's corpus in a temporary index; print recall@k, MRR and Pass@k for dense, bm25 and hybrid."""
@@ -38,7 +39,7 @@ def retrieval_command(
 
     try:
         with err_console.status(f"indexing and querying {dataset.name}…"):
-            report = evaluate_retrieval(dataset, model, limit=limit, fusion=fusion, prefetch=prefetch)
+            report = evaluate_retrieval(dataset, model, limit=limit, fusion=fusion, prefetch=prefetch, rerank=rerank)
     except (DatasetFormatError, EmbedderError) as exc:
         fail(str(exc))
     if as_json:

@@ -138,6 +138,8 @@ class ExtractiveAnswerer:
     def _opening(self, question: str, hits: list[SearchHit]) -> list[Candidate]:
         """The named article's opening sentence (or its named paragraph's), when the lookup found that article.
         Its sentences count however short they are: "Se deroga." is the whole of a repealed article."""
+        if asks_about_history(question):  # "¿qué decretos reformaron el artículo 27?": the decrees answer, not the text
+            return []
         named = [c for rank, hit in enumerate(hits) if hit.via == "reference" for c in _candidates(hit, rank, 1)]
         if not named:
             return []

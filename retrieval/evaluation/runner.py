@@ -33,10 +33,12 @@ def evaluate_retrieval(
     fusion: Fusion = Fusion.rrf,
     prefetch: int | None = None,
     progress: Progress | None = None,
+    rerank: bool = False,
 ) -> RetrievalReport:
     """Load the dataset (format detected), index its whole corpus, score its first `limit` queries (all if None).
 
     `fusion` and `prefetch` (candidates per side before fusion; the index's default when None) tune hybrid search.
+    `rerank` adds a row "hybrid+rerank": the legal search (`retrieval.legal_search`) the faces and answers use.
     The index always lives in a temporary directory on the embedded store, whatever `settings` says, so an
     evaluation never touches the user's index or server.
     """
@@ -56,6 +58,8 @@ def evaluate_retrieval(
             corpus = build_corpus(dataset, embedder.count_tokens, embedder.max_tokens)
             index_seconds, embed_seconds = index_corpus(index, corpus, progress)
             rows = [_run_mode(index, corpus, queries, SearchMode(mode), search, progress) for mode in modes]
+            if rerank:
+                rows.append(_run_mode(index, corpus, queries, SearchMode.hybrid, search, progress, rerank=True))
         finally:
             index.close()
     return RetrievalReport(
@@ -88,17 +92,23 @@ def index_corpus(index, corpus: EvalCorpus, progress: Progress | None) -> tuple[
     return time.perf_counter() - start, embed_seconds
 
 
-def _run_mode(index, corpus: EvalCorpus, queries, mode: SearchMode, search: dict, progress: Progress | None) -> ModeRow:
+def _run_mode(index, corpus: EvalCorpus, queries, mode: SearchMode, search: dict, progress: Progress | None,
+              rerank: bool = False) -> ModeRow:
+    from retrieval.legal_search import legal_search
+
     rankings, timings = [], []
     for number, query in enumerate(queries, start=1):
         t0 = time.perf_counter()
-        hits = index.search(query.text, k=FETCH, mode=mode, **search)
+        if rerank:
+            hits = legal_search(index, query.text, k=FETCH, mode=mode, rerank=True, **search).hits
+        else:
+            hits = index.search(query.text, k=FETCH, mode=mode, **search)
         timings.append((time.perf_counter() - t0) * 1000)
         rankings.append(dedupe([corpus.passage_of[hit.chunk.chunk_id] for hit in hits])[:DEPTH])
         if progress:
             progress(mode.value, number, len(queries))
     return ModeRow(
-        mode=mode.value,
+        mode=mode.value + ("+rerank" if rerank else ""),
         metrics=score_rankings(rankings, [q.gold for q in queries]),
         queries=len(queries),
         query_ms_p50=statistics.median(timings),

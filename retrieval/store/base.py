@@ -56,6 +56,7 @@ PAYLOAD_INDEXES = {
     STATE: "keyword",
     "index": "integer",
     "article": "keyword",
+    "role": "keyword",
     "document.issuing_body": "keyword",
     "document.doc_type": "keyword",
     "document.publication_date": "datetime",
@@ -384,6 +385,13 @@ class Store(ABC):
         must = filters_where(filters, hide_pending=True).must
         where = Where(must=(*must, Match("doc_id", tuple(doc_ids)), Match("article", tuple(articles))))
         return list(self._scroll(where, True))
+
+    def role_payloads(self, doc_ids: Sequence[str], role: str, fields: list[str] | bool = True) -> list[dict[str, Any]]:
+        """Payloads (or the named fields) of the complete chunks of `doc_ids` whose provision role is `role`."""
+        if not doc_ids:
+            return []
+        return list(self._scroll(Where(must=(_COMPLETE, Match("doc_id", tuple(doc_ids)), Match("role", (role,)))),
+                                 fields))
 
     def document_payloads(self) -> list[dict[str, Any]]:
         """The `document` payload of every complete document (read from its first chunk)."""

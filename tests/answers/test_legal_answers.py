@@ -1,0 +1,112 @@
+"""Answers that answer, on the real Constitution and Ley de Amparo: the named article is looked up and quoted first, an enumeration comes with the sentence that announces it, amendment notes
+are never quoted, and labels name the law and the article."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from retrieval.answers import ask
+from retrieval.legal_search import legal_search
+from tests.index_fixtures import build_index
+
+CPEUM = "mx_ley_CPEUM_constitucion_politica.pdf"
+AMPARO = "mx_ley_de_amparo.pdf"
+DEMO = "¿Qué dispone el artículo 27 de la Constitución sobre la propiedad de las tierras y aguas?"
+ART27_P1 = ("La propiedad de las tierras y aguas comprendidas dentro de los límites del territorio nacional, "
+            "corresponde originariamente a la Nación")
+NOTE = re.compile(r"\b(?:reformad|adicionad|derogad)[oa]s?\s+DOF\s+\d{2}-\d{2}-\d{4}", re.I)
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    index = build_index(tmp_path_factory.mktemp("laws"), [CPEUM, AMPARO])
+    yield index
+    index.close()
+
+
+def squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def citations(answer):
+    return [c for seg in answer.content for c in seg.citations]
+
+
+def source_file(answer, citation) -> str:
+    return answer.sources[citation.source_index].document.source_path
+
+
+def test_the_demo_question_quotes_article_27_first_paragraph(index):
+    answer = ask(index, DEMO, answerer="extractive")
+    first = citations(answer)[0]
+    assert first.verified and ART27_P1 in squash(first.cited_text)
+    assert source_file(answer, first).endswith(CPEUM) and first.article == "27" and first.paragraph == 1
+    assert first.label.startswith("Constitución Política de los Estados Unidos Mexicanos, art. 27, párr. 1, p. ")
+    understood = answer.references[0]
+    assert understood.resolved and understood.reference.articles == ["27"]
+
+
+def test_a_named_article_is_looked_up_not_only_searched(index):
+    result = legal_search(index, "el 27 constitucional", k=5)
+    assert result.hits[0].via == "reference" and result.hits[0].chunk.article == "27"
+    assert result.hits[0].document.source_path.endswith(CPEUM)
+    assert result.references[0].resolved and result.references[0].chunks >= 1
+
+
+def test_an_article_named_without_its_law_goes_to_the_law_the_question_is_about(index):
+    answer = ask(index, "¿Qué requisitos establece el artículo 82 para ser Presidente?", answerer="extractive")
+    first = citations(answer)[0]
+    assert first.article == "82" and source_file(answer, first).endswith(CPEUM)
+    # the article announces its requirements with a colon: the fracciones come with it
+    quoted = squash(" ".join(c.cited_text for c in citations(answer)))
+    assert "Ser ciudadano mexicano por nacimiento" in quoted
+
+
+def test_a_sentence_ending_in_a_colon_carries_its_enumeration(index):
+    answer = ask(index, "¿Cuál es el plazo para presentar la demanda de amparo?", answerer="extractive")
+    quoted = squash(" ".join(c.cited_text for c in citations(answer) if c.verified))
+    assert "quince días, salvo:" in quoted
+    assert "norma general autoaplicativa" in quoted  # fracción I, announced by the colon
+
+
+def test_the_named_law_wins_over_the_constitution_article_of_the_same_number(index):
+    answer = ask(index, "Según el artículo 17 de la Ley de Amparo, ¿cuál es el plazo cuando se reclama una norma "
+                        "general autoaplicativa?", answerer="extractive")
+    first = citations(answer)[0]
+    assert first.article == "17" and source_file(answer, first).endswith(AMPARO)
+    assert first.label.startswith("Ley de Amparo")
+
+
+def test_the_decrees_that_amended_an_article_are_found(index):
+    answer = ask(index, "¿Qué decretos reformaron el artículo 27 de la Constitución?", answerer="extractive")
+    cited = citations(answer)
+    assert cited and all(c.verified for c in cited)
+    for c in cited:
+        hit = answer.sources[c.source_index]
+        title = next(t for t, k in zip(hit.chunk.heading_path, hit.chunk.heading_kinds) if k.value == "title")
+        assert hit.chunk.role.value == "reform_decree" and re.search(r"\b27\b", title), title
+
+
+def test_a_repealed_article_says_so_with_its_note(index):
+    answer = ask(index, "¿Qué establece el artículo 85 de la Ley de Amparo?", answerer="extractive")
+    first = citations(answer)[0]
+    assert first.article == "85" and squash(first.cited_text) == "Se deroga."
+    assert [n.kind.value for n in first.notes] == ["derogado"] and "DOF" in first.notes[0].text
+
+
+@pytest.mark.parametrize("question", [DEMO, "¿Qué penas están prohibidas por la Constitución mexicana?",
+                                      "¿Quiénes son partes en el juicio de amparo?"])
+def test_amendment_notes_are_never_quoted(index, question):
+    answer = ask(index, question, answerer="extractive")
+    assert answer.found
+    for c in citations(answer):
+        assert not NOTE.search(c.cited_text), c.cited_text
+
+
+def test_reform_decrees_rank_below_the_text_in_force(index):
+    hits = legal_search(index, DEMO, k=8).hits
+    assert hits[0].chunk.role.value == "text"
+    first_decree = next((h.rank for h in hits if h.chunk.role.value == "reform_decree"), None)
+    assert first_decree is None or first_decree > 3
