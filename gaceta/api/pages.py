@@ -1,7 +1,10 @@
 """PDF page images with a cited span highlighted, rendered by PyMuPDF and kept in an LRU cache.
 
-The PDF is found only through the index's own record of the document (`source_path` + `source_sha256`); nothing in a
-request names a file. A file that has changed since it was indexed is refused rather than shown with wrong highlights.
+The PDF is found only through the index's own record of the document, never through the request: first the original
+the index kept by content (`retrieval.originals`, `$GACETA_HOME/originals/ab/<sha256>.pdf`), so pages show from any
+working directory and after the inbox is emptied; else (an index built before originals were kept) the file at the
+recorded `source_path`. Either is checked against the recorded sha256: a file that has changed since it was indexed is
+refused rather than shown with wrong highlights.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import pymupdf
 
 from gaceta.api.highlight import line_rects, span_words
 from ingest.models import LegalDocument
+from retrieval.originals import Originals
 
 
 class SourceUnavailable(Exception):
@@ -37,6 +41,7 @@ class _Request:
     page: int
     span: tuple[int, int] | None
     doc: LegalDocument = field(compare=False, hash=False, repr=False)
+    originals: Originals | None = field(default=None, compare=False, hash=False, repr=False)
 
 
 class PageRenderer:
@@ -44,15 +49,17 @@ class PageRenderer:
         self.dpi = dpi
         self._render = lru_cache(maxsize=cache_size)(self._render_uncached)
 
-    def render(self, doc: LegalDocument, page: int, span: tuple[int, int] | None = None) -> PageImage:
-        """PNG of PDF page `page` (1-based, within the document) with the words of `span` highlighted."""
-        return self._render(_Request(doc.doc_id, doc.source_sha256, page, span, doc))
+    def render(self, doc: LegalDocument, page: int, span: tuple[int, int] | None = None,
+               originals: Originals | None = None) -> PageImage:
+        """PNG of PDF page `page` (1-based, within the document) with the words of `span` highlighted, read from the
+        kept original in `originals` (the index's) when there is one."""
+        return self._render(_Request(doc.doc_id, doc.source_sha256, page, span, doc, originals))
 
     def cache_info(self):
         return self._render.cache_info()
 
     def _render_uncached(self, req: _Request) -> PageImage:
-        path = self._verified_source(req.doc)
+        path = self._verified_source(req.doc, req.originals)
         with pymupdf.open(path) as pdf:
             page = pdf[req.page - 1]
             words = span_words(page, req.doc, *req.span) if req.span else []
@@ -69,14 +76,16 @@ class PageRenderer:
             png = page.get_pixmap(dpi=self.dpi, annots=True).tobytes("png")
         return PageImage(png=png, highlighted_words=len(words), box=box)
 
-    def _verified_source(self, doc: LegalDocument) -> Path:
-        """The indexed file, checked against the sha256 recorded at ingest."""
-        path = Path(doc.source_path)
+    def _verified_source(self, doc: LegalDocument, originals: Originals | None = None) -> Path:
+        """The indexed bytes: the kept original, else the recorded path; checked against the sha256 of ingest."""
+        kept = originals.kept(doc.source_sha256) if originals is not None else None
+        path = kept or Path(doc.source_path)
         try:
             st = path.stat()
         except OSError:
             raise SourceUnavailable(
-                f"the source PDF of document {doc.doc_id} is no longer where it was indexed"
+                f"the source PDF of document {doc.doc_id} is no longer where it was indexed and no copy of it is "
+                f"kept; re-ingest it"
             ) from None
         if _file_sha256(str(path), st.st_size, st.st_mtime_ns) != doc.source_sha256:
             raise SourceUnavailable(

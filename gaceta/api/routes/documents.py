@@ -1,17 +1,23 @@
-"""`GET /documents/{doc_id}`, `GET /chunks/{chunk_id}` and the highlighted page image: what a reader checks a citation
-against. Every file read goes through the index's record of the document, never through the request."""
+"""`GET /documents` (the listing), `GET /documents/{doc_id}`, `DELETE /documents/{doc_id}`, `GET /chunks/{chunk_id}`
+and the highlighted page image: what a reader checks a citation against. Every file read goes through the index's
+record of the document, never through the request. DELETE, like every route, needs the API key when one is set (the
+app installs it on the whole router)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
+from pydantic import BaseModel, ValidationError
 
 from gaceta.api.deps import get_index, get_renderer
 from gaceta.api.pages import PageRenderer, SourceUnavailable, page_in_document
-from gaceta.api.schemas import ChunkResponse
+from gaceta.api.schemas import ChunkResponse, FiltersIn
 from ingest.models import LegalDocument
+from retrieval.documents import MAX_DOCUMENTS_PAGE, DocumentPage
+from retrieval.models import SearchFilters
 
 router = APIRouter(tags=["documents"])
 
@@ -24,6 +30,41 @@ def _document(index, doc_id: str) -> LegalDocument:
     if doc is None:
         raise HTTPException(404, f"no document {doc_id!r} in the index")
     return doc
+
+
+FilterName = Annotated[list[str] | None, Query(max_length=50)]
+
+
+class Deleted(BaseModel):
+    doc_id: str
+    deleted: bool
+
+
+@router.get("/documents", response_model=DocumentPage, summary="The indexed documents, filtered and paginated")
+def list_documents(
+    doc_type: FilterName = None,
+    issuing_body: FilterName = None,
+    date_from: dt.date | None = None,
+    date_to: dt.date | None = None,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+    limit: Annotated[int, Query(ge=1, le=MAX_DOCUMENTS_PAGE)] = 50,
+    index=Depends(get_index),
+) -> DocumentPage:
+    """Newest publication first; the same filters as `/search` (repeat `doc_type` / `issuing_body` for several)."""
+    try:
+        given = FiltersIn(doc_type=doc_type, issuing_body=issuing_body, date_from=date_from, date_to=date_to)
+    except ValidationError as exc:
+        raise HTTPException(422, "; ".join(e["msg"] for e in exc.errors())) from None
+    filters = SearchFilters.model_validate(given.model_dump())
+    return index.documents(filters, offset=offset, limit=limit)
+
+
+@router.delete("/documents/{doc_id}", response_model=Deleted,
+               summary="Remove a document: its chunks, its record, and its kept PDF when nothing else uses it")
+def delete_document(doc_id: Id, index=Depends(get_index)) -> Deleted:
+    if not index.delete_document(doc_id):
+        raise HTTPException(404, f"no document {doc_id!r} in the index")
+    return Deleted(doc_id=doc_id, deleted=True)
 
 
 @router.get("/documents/{doc_id}", response_model=LegalDocument, summary="A document: metadata, headings, Markdown")
@@ -76,7 +117,7 @@ def page_image(
         raise HTTPException(404, f"page {n} is not in document {doc_id!r} (PDF pages {first}–{last})")
     span = _parse_span(highlight, doc)
     try:
-        image = renderer.render(doc, n, span)
+        image = renderer.render(doc, n, span, getattr(index, "originals", None))
     except SourceUnavailable as exc:
         raise HTTPException(410, str(exc)) from None
     headers = {"Cache-Control": "private, max-age=3600", "X-Highlighted-Words": str(image.highlighted_words)}
