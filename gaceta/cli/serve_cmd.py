@@ -10,7 +10,9 @@ batched: `Index.batching_searches()`), ingests what `gaceta ingest` sends it, an
 from __future__ import annotations
 
 import os
+import signal
 import socket
+import sys
 
 import typer
 
@@ -91,6 +93,9 @@ def register(app: typer.Typer) -> None:
             app = create_app(config, index, owner_url=None if config.qdrant_url else url)
             server = uvicorn.Server(uvicorn.Config(app, log_level="info", access_log=access_log,
                                                    timeout_graceful_shutdown=10))
+            # uvicorn shuts down gracefully on SIGTERM, then raises the signal again: with this handler that ends
+            # here, so the index is still closed (optimized, flushed, its lock released) and the exit status is 0.
+            signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
             server.run(sockets=[sock])
         finally:
             index.close()

@@ -3,7 +3,12 @@ text carries HTML/JS (built here with PyMuPDF) to prove the page shows document 
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -157,3 +162,71 @@ def claude_settings(api_settings, claude_stub) -> Settings:
 def claude_live_url(claude_settings, api_index) -> Iterator[str]:
     with LiveServer(create_app(claude_settings, api_index)) as server:
         yield server.url
+
+
+CLI = [sys.executable, "-c", "from gaceta.cli import main; main()"]
+
+
+class ServeProcess:
+    """`gaceta serve --port 0` as a user runs it, in its own process: ready once it has announced itself as the
+    index's owner ($GACETA_HOME/owner.json naming its pid). Its output goes to a log file under the home."""
+
+    def __init__(self, home: Path, env: dict[str, str] | None = None):
+        self.home = home
+        self.env = {**os.environ, "GACETA_HOME": str(home), "GACETA_ANSWERER": "extractive", **(env or {})}
+        self.env.pop("GACETA_QDRANT_URL", None)
+        self.log_path = home / "serve.log"
+        self.proc: subprocess.Popen | None = None
+        self.url = ""
+
+    def start(self, timeout: float = 180) -> ServeProcess:
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen([*CLI, "serve", "--port", "0"], env=self.env, stdout=log, stderr=log,
+                                     start_new_session=True)
+        deadline = time.monotonic() + timeout
+        owner = self.home / "owner.json"
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"gaceta serve exited {self.proc.returncode}: {self.log()[-3000:]}")
+            try:
+                record = json.loads(owner.read_text())
+                if record["pid"] == self.proc.pid:
+                    self.url = record["url"]
+                    return self
+            except (OSError, ValueError, KeyError):
+                pass
+            time.sleep(0.1)
+        self.kill()
+        raise RuntimeError(f"gaceta serve did not announce itself within {timeout} s: {self.log()[-3000:]}")
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def children(self) -> list[int]:
+        import psutil
+
+        return [p.pid for p in psutil.Process(self.proc.pid).children(recursive=True)]
+
+    def kill(self) -> None:
+        """SIGKILL the server and its ingest child, as a crash would."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        try:
+            pids = self.children()
+        except Exception:  # noqa: BLE001
+            pids = []
+        for pid in [self.proc.pid, *pids]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self.proc.wait(timeout=30)
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(timeout=60)
+
+    def cli(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+        """A gaceta command run by a user beside the server (same data dir, its own process)."""
+        return subprocess.run([*CLI, *args], env=self.env, capture_output=True, text=True, timeout=timeout)
