@@ -87,7 +87,7 @@ def client(api_settings, api_index) -> Iterator[TestClient]:
 @pytest.fixture(scope="session")
 def reglamento_doc_id(client) -> str:
     hits = client.post("/search", json={"query": "objeciones de los trabajadores a la declaración anual", "k": 1}).json()["hits"]
-    assert hits[0]["document"]["title"].startswith("REGLAMENTO DE LOS ARTÍCULOS 121 Y 122")
+    assert hits[0]["document"]["title"].upper().startswith("REGLAMENTO DE LOS ARTÍCULOS 121 Y 122")
     return hits[0]["document"]["doc_id"]
 
 

@@ -24,7 +24,7 @@ async def get_ingester(request: Request):
 
 @router.post(
     "/ingest", response_model=IngestResponse, summary="Index one PDF (the request body); answered once it is searchable",
-    openapi_extra={"requestBody": {"required": True, "content": {"application/pdf": {"schema": {
+    openapi_extra={"requestBody": {"required": True, "content": {"application/octet-stream": {"schema": {
         "type": "string", "format": "binary"}}}}},
 )
 async def ingest(
