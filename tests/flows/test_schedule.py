@@ -1,6 +1,7 @@
 """Scheduled ingestion runs, as docs/operations.md sets it up: a real `prefect server start` on 127.0.0.1 (its own
 PREFECT_HOME, analytics off), a process work pool, the `inbox` deployment of prefect.yaml deployed with
-`prefect --no-prompt deploy` (plus a 10 s interval so the test need not wait 10 minutes), and `prefect worker start`.
+`prefect --no-prompt deploy` (plus a 10 s interval so the test need not wait 10 minutes), and gaceta's process worker
+(`python -m flows.worker`: Prefect's ProcessWorker; `prefect worker start` hangs on SIGTERM once it has run a flow).
 The server's scheduler must create a run by itself (`auto_scheduled`) and the worker must complete it: the PDF
 dropped in $GACETA_HOME/inbox (the deployment's default paths) is then in the index. SIGTERM stops the worker
 within seconds, and nothing in the server's or worker's output mentions telemetry (the box is offline).
@@ -102,7 +103,7 @@ def test_inbox_deployment_runs_on_its_schedule(tmp_path):
         assert deployment["parameters"] == {}  # paths default: $GACETA_HOME/inbox, resolved by the flow run
 
         marker = f"GACETA_TEST_WORKER={uuid.uuid4().hex}"
-        worker = subprocess.Popen([*PREFECT, "worker", "start", "--pool", "gaceta"],
+        worker = subprocess.Popen([sys.executable, "-m", "flows.worker", "--pool", "gaceta"],
                                   env={**env, "GACETA_TEST_WORKER": marker.split("=")[1]}, cwd=tmp_path,
                                   stdout=open(logs["worker"], "w"), stderr=subprocess.STDOUT, start_new_session=True)
         query = {"flow_runs": {"deployment_id": {"any_": [deployment["id"]]}}}
@@ -119,6 +120,7 @@ def test_inbox_deployment_runs_on_its_schedule(tmp_path):
                     done = run
             time.sleep(2)
         ran_s = time.monotonic() - t0
+        time.sleep(3)  # idle after a run: where `prefect worker start` ignores SIGTERM
 
         t_stop = time.monotonic()
         os.kill(worker.pid, signal.SIGTERM)  # the worker process itself, as a service manager does
@@ -136,7 +138,7 @@ def test_inbox_deployment_runs_on_its_schedule(tmp_path):
         _stop(server)
     print(f"scheduled run completed {ran_s:.0f} s after `prefect server start`; worker stopped in {stopped_s:.1f} s")
 
-    assert code in (0, 130, -signal.SIGTERM, 128 + signal.SIGTERM), tail("worker")  # stopped, not crashed
+    assert code == 0, tail("worker")
     worker_log = logs["worker"].read_text(errors="replace")
     assert "Traceback" not in worker_log, tail("worker")
     for name, path in logs.items():
