@@ -61,6 +61,10 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
 ]
 _ARTICLE = re.compile(r"^(?:ART[IÍ]CULO|ART\.)\s+(?:\d+[o°º]?(?:[-\s]?[A-Z]\b)?|" + _ORD + r")"
                       r"(?:\s+(?:Bis|Ter|Qu[aá]ter|Quinquies))?\s*(?:\.\s*-|\.-|\.|-|–|:)", re.I)
+# An article label standing alone on its line ("Artículo 1" in a treaty), terminator optional.
+_ARTICLE_ALONE = re.compile(r"^(?:ART[IÍ]CULO|Art[ií]culo)\s+(?:\d+[o°º]?(?:[-\s]?[A-Z])?|" + _ORD + r")"
+                            r"(?:\s+(?:Bis|Ter|Qu[aá]ter|Quinquies))?\s*[.:\-–]?$")
+_ARTICLE_TITLE_WORDS = 12  # "Artículo 3. Currículo." (BOE): a label followed by a short title that ends the line
 _CLAUSE = re.compile(r"^" + _ORD + r"\s*(?:\.\s*-|\.-|-|–|\.)(?=\s|$)", re.I)
 _TITLE_OPENER = re.compile(r"^[A-ZÁÉÍÓÚÑÜ][A-ZÁÉÍÓÚÑÜ\-]{2,}(?:\s+[A-ZÁÉÍÓÚÑÜ\d][A-ZÁÉÍÓÚÑÜ\d\-/.]*)*\s+"
                            r"(?:[a-záéíóúñ(“\"]|[A-Z][a-záéíóúñ]+\s+[a-záéíóúñ])")
@@ -114,10 +118,12 @@ def classify(ln: Line, ctx: Context) -> Classified | None:
             if kind == PODER and not (ln.bold and ln.caps > 0.9):
                 continue
             return Classified(kind, text)
+    m = _ARTICLE.match(text)
+    if m and text[0].isupper() and _article_heading(ln, text, text[m.end():].strip()):
+        return Classified(ARTICULO, m.group(0).strip(), text[m.end():].strip())
+    if _ARTICLE_ALONE.match(text):
+        return Classified(ARTICULO, text)
     if (ln.lead_bold or ln.caps > 0.9) and text[0].isupper():
-        m = _ARTICLE.match(text)
-        if m:
-            return Classified(ARTICULO, m.group(0).strip(), text[m.end():].strip())
         m = _CLAUSE.match(text)
         if m:
             return Classified(CLAUSE, m.group(0).strip(), text[m.end():].strip())
@@ -136,6 +142,16 @@ def classify(ln: Line, ctx: Context) -> Classified | None:
         if ln.bold and not ln.italic and (ln.caps > 0.6 or _centred(ln, ctx)):
             return Classified(HEADING_MINOR, text)
     return None
+
+
+def _article_heading(ln: Line, text: str, rest: str) -> bool:
+    """Is a line that opens with an article label ("Artículo 27.-", "ARTICULO 5o.", "Artículo 3.") the article's
+    heading? When its label is bold or in capitals (the DOF, consolidated laws, Colombian laws print "ARTICULO 1o."
+    at body weight), or when the label is followed by a short title that ends the line ("Artículo 3. Currículo.",
+    the BOE's style, at body weight). A sentence that merely starts with the word after a line break has none."""
+    if ln.lead_bold or ln.caps > 0.9 or text[:8].isupper():
+        return True
+    return bool(rest) and rest[0].isupper() and rest.endswith(".") and len(rest.split()) <= _ARTICLE_TITLE_WORDS
 
 
 def _outline_names(ln: Line, ctx: Context) -> bool:

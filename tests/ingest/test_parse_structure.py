@@ -106,3 +106,19 @@ def test_779_page_annex_parses_within_2_gb_rss() -> None:
     print(f"\n779-page annex: {report}")
     assert report["status"] == "ok" and report["pages"] == 779 and report["docs"] == 1
     assert report["rss_mb"] < 2048
+
+
+def test_articles_are_headings_whatever_the_house_style() -> None:
+    """A BOE order ("Artículo 3. Currículo." at body weight), a Colombian law ("ARTICULO 5o." in capitals, not bold)
+    and a treaty ("Artículo 1" alone on its line): each article the PDF text opens a line with is a heading."""
+    import re
+
+    for name, opener in (("boe_BOE-A-2024-7296_real_decreto_87pp.pdf", r"Artículo\s\d+\.\s+[A-ZÁÉÍÓÚ]"),
+                         ("co_diario_oficial_ley_99_1993.pdf", r"ARTICULO \d+o?\. "),
+                         ("es_declaracion_universal_derechos_humanos.pdf", r"Artículo \d+\s*$")):
+        with pymupdf.open(pdf(name)) as doc:
+            lines = [ln.strip() for page in doc for ln in page.get_text().splitlines()]
+        printed = {re.match(r"\D+(\d+)", ln).group(1) for ln in lines if re.match(opener, ln)}
+        found = {re.search(r"\d+", h.text).group(0) for d in parsed(name).documents for h in d.headings
+                 if h.kind.value == "articulo" and re.search(r"\d+", h.text)}
+        assert printed and len(printed & found) >= 0.95 * len(printed), (name, sorted(printed - found)[:10])
