@@ -2,33 +2,32 @@
 
 A hit's score is a readable sum of features, scaled by the legal role of its text:
 
-    score = ROLE_WEIGHTS[role] × (W_FUSED·fused + W_LEXICAL·lexical + W_HEADING·heading + W_LAW·law)
-            + W_REFERENCE·reference
+    score = ROLE_WEIGHTS[role] × (W_FUSED·fused + W_LAW·law + W_CROSS·cross) + W_REFERENCE·reference
 
-- `fused`    1/rank of the hit in the first-stage hybrid list (0 for a hit only the reference lookup found);
-- `lexical`  share of the query's IDF-weighted content terms (IDF over the candidates) found in the chunk text;
-- `heading`  share of them found in the chunk's heading path ("Del Juicio de Amparo", "De la Propiedad");
+- `fused`    FUSED_K / (FUSED_K - 1 + rank) of the hit in the first-stage hybrid list: 1 for the first, ½ at rank
+             FUSED_K + 1, a slow decay so the first stage still orders the tail (0 for a hit only the lookup found);
 - `law`      the hit's document is a law the query names;
-- `reference` the hit lies in an article the query names, of the law it names (or, without a law, of the law the
-             rest of the query points to) — worth more than any similarity, so a named provision comes first;
+- `reference` the hit lies in an article the query names, as the lookup found it (`via` "reference") — worth more
+             than any similarity, so a named provision comes first;
 - `cross`    (only with GACETA_RERANK_MODEL set) the configured cross-encoder's score of query and chunk text
-             (`retrieval.cross_encoder`), added inside the role-scaled sum with weight W_CROSS;
+             (`retrieval.cross_encoder`);
 - the role weight puts the text in force above the preamble, transitory articles, reform decrees appended to a
   consolidated law, repealed articles and indexes — unless the query asks about reforms, transitory rules or dates,
   when every role weighs the same.
-The features of each hit are kept on it (`SearchHit.features`) so a ranking can be explained and tested.
+A corpus without legal structure (every chunk "text", no law named) keeps the first stage's order: the stage only
+moves what the law's structure says should move. Measured (docs/benchmarks.md, "Legal QA"): term-overlap and
+heading-match features on top of these changed nothing on mx_legal_qa and cost a point of Pass@10 on the English
+code set, so they are not here. The features of each hit are kept on it (`SearchHit.features`).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 
 from ingest.headings import fold
 from ingest.models import LegalReference, ProvisionRole
 from retrieval.models import SearchHit
-from retrieval.text_analysis import content_terms
 
 ROLE_WEIGHTS: dict[ProvisionRole, float] = {
     ProvisionRole.text: 1.0,
@@ -39,12 +38,11 @@ ROLE_WEIGHTS: dict[ProvisionRole, float] = {
     ProvisionRole.index: 0.2,
 }
 W_FUSED = 0.5
-W_LEXICAL = 0.35
-W_HEADING = 0.1
 W_LAW = 0.3
 W_REFERENCE = 1.0
 W_CROSS = 0.5
 CANDIDATES = 30  # first-stage hits the reranker sees
+FUSED_K = 10
 
 # A query about reforms, transitory rules, dates of entry into force or repeal asks for those roles too.
 _ASKS_ABOUT_HISTORY = re.compile(
@@ -67,21 +65,13 @@ def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[Leg
     """
     if not hits:
         return []
-    q_terms = content_terms(query)
-    texts = [content_terms(h.chunk.text) for h in hits]
-    headings = [content_terms(" ".join(h.chunk.heading_path)) for h in hits]
-    df = {t: sum(t in terms for terms in texts) for t in q_terms}
-    weight = {t: math.log(1 + len(hits) / (1 + df[t])) for t in q_terms}
-    total = sum(weight.values()) or 1.0
     named_docs = {d for _, docs in references for d in docs}
     flat_roles = asks_about_history(query)
     scored = []
-    for i, (hit, terms, head) in enumerate(zip(hits, texts, headings)):
+    for i, hit in enumerate(hits):
         rank = search_ranks.get(hit.chunk.chunk_id)
         features = {
-            "fused": 1.0 / rank if rank else 0.0,
-            "lexical": sum(weight[t] for t in q_terms & terms) / total,
-            "heading": sum(weight[t] for t in q_terms & head) / total,
+            "fused": FUSED_K / (FUSED_K - 1 + rank) if rank else 0.0,
             "law": float(hit.chunk.doc_id in named_docs),
             "reference": float(hit.via == "reference"),
             "role": 1.0 if flat_roles else ROLE_WEIGHTS.get(hit.chunk.role, 1.0),
@@ -89,8 +79,8 @@ def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[Leg
         if cross is not None:
             features["cross"] = float(cross[i])
         features["score"] = features["role"] * (
-            W_FUSED * features["fused"] + W_LEXICAL * features["lexical"] + W_HEADING * features["heading"]
-            + W_LAW * features["law"] + W_CROSS * features.get("cross", 0.0)) + W_REFERENCE * features["reference"]
+            W_FUSED * features["fused"] + W_LAW * features["law"] + W_CROSS * features.get("cross", 0.0)
+        ) + W_REFERENCE * features["reference"]
         scored.append(hit.model_copy(update={"features": features, "score": features["score"]}))
     scored.sort(key=lambda h: (-h.features["score"], search_ranks.get(h.chunk.chunk_id, 10**6), h.chunk.index))
     return [h.model_copy(update={"rank": i}) for i, h in enumerate(scored, start=1)]
