@@ -58,10 +58,17 @@ def indexed_documents(index, sha256: str, mode: ContextMode) -> list[str] | None
       any of its points, so a run killed half-way leaves a record whose document is not complete;
     - each must be complete in the store (`Index.has_document`);
     - the embedding model and the BM25 analysis are the index's own (it refuses to open with others);
-    - blurbs: the first chunk carries a `context` exactly when the file was indexed with them.
+    - blurbs: the first chunk carries a `context` exactly when the file was indexed with them;
+    - the ingest version: each document records the `ingest.INGEST_VERSION` that made it, so a parser or chunker
+      change (the constant bumped) re-indexes what it changed.
     """
+    from ingest import INGEST_VERSION
+
     doc_ids = sorted(path.stem for path in index.records.directory.glob(f"{sha256[:12]}-*.json"))
     if not doc_ids or not all(index.has_document(doc_id) for doc_id in doc_ids):
+        return None
+    infos = [index.chunk_document_info(f"{doc_id}:00000") for doc_id in doc_ids]
+    if any(info is None or info.ingest_version != INGEST_VERSION for info in infos):
         return None
     first = index.chunk(f"{doc_ids[0]}:00000")
     if first is None or bool(first.context) != (mode is ContextMode.on):

@@ -194,6 +194,7 @@ class DocumentInfo(BaseModel):
     pdf_pages: tuple[int, int]  # first and last PDF page (1-based, inclusive)
     printed_pages: tuple[str | None, str | None] = (None, None)
     label: str  # short name used in chunk headers, e.g. "DOF 2024-12-15 MAT"
+    ingest_version: str = ""  # `ingest.INGEST_VERSION` of the code that made it: another version re-indexes the file
 
 
 class LegalDocument(DocumentInfo):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pymupdf
 
-from ingest import ocr
+from ingest import INGEST_VERSION, ocr
 from ingest.headings import (ARTICLE_KINDS, BODY_KINDS, GENERIC_KINDS, TITLE, Context, body_size, classify,
                              continues_heading, levels_for, outline_by_page)
 from ingest.identity import Evidence, identify
@@ -225,6 +225,7 @@ def _parse(opened: OpenedPdf) -> ParseResult:
             section=ident.section, source_path=src.path, source_sha256=src.sha256,
             position=position, pdf_pages=(min(span_pages), max(span_pages)),
             printed_pages=(headers.printed.get(min(span_pages)), headers.printed.get(max(span_pages))), label=label,
+            ingest_version=INGEST_VERSION,
             markdown=built.markdown, headings=built.headings, page_spans=built.page_spans, tables=built.tables,
             amendments=built.amendments,
             ocr_pages=sorted(p for p in pages.ocr if min(span_pages) <= p <= max(span_pages)),

@@ -378,6 +378,11 @@ class Index:
         payload = self.store.chunk_payload(chunk_id)
         return None if payload is None else _parse(payload)[0]
 
+    def chunk_document_info(self, chunk_id: str) -> DocumentInfo | None:
+        """The document record a stored chunk carries (no Markdown: cheap)."""
+        payload = self.store.chunk_payload(chunk_id)
+        return None if payload is None else _parse(payload)[1]
+
     def has_document(self, doc_id: str) -> bool:
         return self.store.has_document(doc_id)
 

@@ -157,6 +157,23 @@ def test_indexed_documents_follow_the_index_and_the_blurb_recipe(runs):
         assert indexed_documents(index, "f" * 64, ContextMode.off) is None
 
 
+def test_a_new_ingest_version_reindexes_the_file(runs, monkeypatch):
+    """What a file becomes is decided by `ingest.INGEST_VERSION`: a parser change bumps it, and the index, which
+    records each document's version, then says the file must be indexed again."""
+    import ingest
+    from flows.ingest_flow import indexed_documents
+    from flows.models import ContextMode
+    from flows.tasks import open_index
+    from retrieval.settings import Settings
+
+    target = _by_name(runs["first"])[GOOD[1]]
+    with gaceta_env(runs["home"]):
+        index = open_index(Settings())
+        assert index.chunk_document_info(f"{target.doc_ids[0]}:00000").ingest_version == ingest.INGEST_VERSION
+        monkeypatch.setattr(ingest, "INGEST_VERSION", ingest.INGEST_VERSION + "-next")
+        assert indexed_documents(index, target.sha256, ContextMode.off) is None
+
+
 def test_inbox_is_the_default_path(tmp_path):
     """`paths` None (the `inbox` deployment's default) means $GACETA_HOME/inbox, created when missing."""
     from flows.ingest_flow import run_ingest
