@@ -7,6 +7,7 @@ from enum import Enum
 
 from pydantic import BaseModel, Field, field_validator
 
+from ingest.headings import fold
 from ingest.models import Chunk, DocType, DocumentInfo, LegalReference
 
 
@@ -31,19 +32,17 @@ class SearchFilters(BaseModel):
     @field_validator("doc_type", mode="before")
     @classmethod
     def _doc_types(cls, value):
-        """`codigo`, `Código`, `real-decreto`, `nom` → the `DocType` value ("CÓDIGO", …); unknown words upper-cased."""
-        if value is None:
-            return None
-        import unicodedata
+        """`codigo`, `Código`, `real-decreto`, `nom` → the `DocType` value ("CÓDIGO", …); unknown words upper-cased.
+        Anything but a string or a list of them is left for validation to refuse."""
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            return value
+        return [_DOC_TYPE_NAMES.get(fold(v.replace("-", " ")), v.strip().upper()) for v in value]
 
-        def fold(text: str) -> str:
-            text = unicodedata.normalize("NFKD", str(text).strip().lower().replace("_", " ").replace("-", " "))
-            return " ".join("".join(c for c in text if not unicodedata.combining(c)).split())
 
-        known = {fold(t.value): t.value for t in DocType} | {fold(t.name): t.value for t in DocType}
-        known |= {"nom": DocType.nom.value, "indice": DocType.indice.value}
-        items = [value] if isinstance(value, str) else list(value)
-        return [known.get(fold(v), str(v).strip().upper()) for v in items]
+_DOC_TYPE_NAMES = {fold(t.value): t.value for t in DocType} | {fold(t.name): t.value for t in DocType} | {
+    "nom": DocType.nom.value}
 
 
 class SearchHit(BaseModel):
