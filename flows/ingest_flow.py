@@ -50,30 +50,10 @@ def context_mode(settings: Settings, requested: bool | None) -> tuple[ContextMod
 
 
 def indexed_documents(index, sha256: str, mode: ContextMode) -> list[str] | None:
-    """The ids of the file's documents when the index holds every one of them complete and made as this run would
-    make them; None when the file must be (re)indexed. The index is the only record of what is indexed:
-
-    - a file's documents are the document records whose id starts with its sha256's first 12 hex digits (the
-      id `ingest.parse` gives: `<sha256[:12]>-<position>`); `upsert_task` writes all of a file's records before
-      any of its points, so a run killed half-way leaves a record whose document is not complete;
-    - each must be complete in the store (`Index.has_document`);
-    - the embedding model and the BM25 analysis are the index's own (it refuses to open with others);
-    - blurbs: the first chunk carries a `context` exactly when the file was indexed with them;
-    - the ingest version: each document records the `ingest.INGEST_VERSION` that made it, so a parser or chunker
-      change (the constant bumped) re-indexes what it changed.
-    """
-    from ingest import INGEST_VERSION
-
-    doc_ids = sorted(path.stem for path in index.records.directory.glob(f"{sha256[:12]}-*.json"))
-    if not doc_ids or not all(index.has_document(doc_id) for doc_id in doc_ids):
-        return None
-    infos = [index.chunk_document_info(f"{doc_id}:00000") for doc_id in doc_ids]
-    if any(info is None or info.ingest_version != INGEST_VERSION for info in infos):
-        return None
-    first = index.chunk(f"{doc_ids[0]}:00000")
-    if first is None or bool(first.context) != (mode is ContextMode.on):
-        return None
-    return doc_ids
+    """The ids of the file's documents when the index holds them all, complete and made as this run would make
+    them; None when the file must be (re)indexed. The index alone says so (`retrieval.index.Index.
+    indexed_documents`, which the serving owner asks too)."""
+    return index.indexed_documents(sha256, with_blurbs=mode is ContextMode.on)
 
 
 def ensure_anthropic_limit() -> None:

@@ -386,6 +386,32 @@ class Index:
     def has_document(self, doc_id: str) -> bool:
         return self.store.has_document(doc_id)
 
+    def indexed_documents(self, sha256: str, with_blurbs: bool) -> list[str] | None:
+        """The ids of a file's documents when this index holds every one of them complete and made as an ingest
+        now would make them; None when the file must be (re)indexed. The one place that says "this file is
+        indexed" (the ingest flow and the serving owner both ask it):
+
+        - a file's documents are the document records whose id starts with its sha256's first 12 hex digits (the
+          id `ingest.parse` gives: `<sha256[:12]>-<position>`); an ingest writes all of a file's records before any
+          of its points, so one killed half-way leaves a record whose document is not complete;
+        - each must be complete in the store (`has_document`);
+        - the embedding model and the BM25 analysis are the index's own (it refuses to open with others);
+        - blurbs: the first chunk carries a `context` exactly when the file was indexed with them (`with_blurbs`);
+        - the ingest version: each document records the `ingest.INGEST_VERSION` that made it.
+        """
+        from ingest import INGEST_VERSION
+
+        doc_ids = sorted(path.stem for path in self.records.directory.glob(f"{sha256[:12]}-*.json"))
+        if not doc_ids or not all(self.has_document(doc_id) for doc_id in doc_ids):
+            return None
+        infos = [self.chunk_document_info(f"{doc_id}:00000") for doc_id in doc_ids]
+        if any(info is None or info.ingest_version != INGEST_VERSION for info in infos):
+            return None
+        first = self.chunk(f"{doc_ids[0]}:00000")
+        if first is None or bool(first.context) != with_blurbs:
+            return None
+        return doc_ids
+
     def status(self) -> IndexStatus:
         stats = self.store.stats()
         return IndexStatus(
