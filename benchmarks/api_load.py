@@ -3,8 +3,8 @@
     .venv/bin/python benchmarks/api_load.py --home /tmp/gaceta-bench-api --duration 60
 
 Indexes the DOF PDFs of ../shared/data/pdfs into --home first if that index is empty (parse → add_document, no
-Prefect), then starts `gaceta serve --workers N` (default: one per core, as `serve` itself) in its own processes, waits
-until every worker has loaded its model (the server goes idle), and drives it with closed-loop asyncio clients
+Prefect), then starts `gaceta serve` (one process, the embedded index's owner; `--workers N` only against a Qdrant
+server, GACETA_QDRANT_URL), waits until it answers /healthz, and drives it with closed-loop asyncio clients
 (aiohttp; each sends its next request when the last one answered, no think time).
 Queries: 20 DOF-style questions plus the 1,190 XQuAD-es questions, each client walking the pool from its own offset.
 gaceta keeps no per-query cache (a repeated query is embedded and searched again); its chunk cache of parsed hits
@@ -179,8 +179,8 @@ def main() -> None:
     parser.add_argument("--search-clients", type=int, default=50)
     parser.add_argument("--ask-clients", type=int, default=10)
     parser.add_argument("--k", type=int, default=10)
-    parser.add_argument("--workers", type=int, default=len(os.sched_getaffinity(0)),
-                        help="`gaceta serve --workers` (its default: one per core)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="`gaceta serve --workers` (more than 1 only with GACETA_QDRANT_URL)")
     args = parser.parse_args()
 
     ensure_index(args.home, args.pdfs)
