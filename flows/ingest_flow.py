@@ -27,7 +27,7 @@ from flows.discovery import discover, file_sha256
 from flows.models import STAGES, ContextMode, FileOutcome, FileStatus, IngestSummary, RunFailed, summary_of
 from flows.run_log import record_run
 from flows.tasks import (ANTHROPIC_LIMIT, ANTHROPIC_SLOTS, index_file, open_index, optimize_index, run_logger,
-                         tracked)
+                         send_file, tracked)
 from ingest.contextualize import PROMPT_VERSION
 from retrieval.settings import Settings
 
@@ -81,9 +81,23 @@ def _failure_reason(state: State) -> str:
     return state.message or state.name or "failed"
 
 
-def _submit_file(args: dict, pool: ThreadPoolExecutor | None):
+def _submit_file(task_obj, args: dict, pool: ThreadPoolExecutor | None):
     """A Prefect task future inside a flow run, a thread-pool future for the plain functions."""
-    return index_file.submit(**args) if pool is None else pool.submit(index_file.fn, **args)
+    return task_obj.submit(**args) if pool is None else pool.submit(task_obj.fn, **args)
+
+
+def _owner(settings: Settings):
+    """The serving process that owns the embedded index (`retrieval.owner.find_owner`) and its embedding model,
+    when it answers; (None, "") otherwise: then the run opens the index itself."""
+    from retrieval.owner import OwnerError, find_owner
+
+    owner = find_owner(settings)
+    if owner is None:
+        return None, ""
+    try:
+        return owner, str(owner.status().get("model", ""))
+    except OwnerError:
+        return None, ""  # not answering (starting, or a stale file): opening the index says who holds it
 
 
 def _file_outcome(future, path: Path, sha: str) -> FileOutcome:
@@ -115,19 +129,30 @@ def ingest(paths: list[str] | None = None, context: bool | None = None) -> Inges
     pdfs, others = discover(paths)
     progress.emit("discovered", pdfs=len(pdfs), others=len(others))
 
-    index = open_index(settings)
-    model_id, chunker_version = index_versions(index)
+    # While `gaceta serve` owns the embedded index, each file goes to it (it indexes with these same steps and
+    # upserts itself); otherwise this run opens the index. The summary and the run log are the same either way.
+    owner, model_id = _owner(settings)
+    index = None
+    if owner is None:
+        index = open_index(settings)
+        model_id = index.embedder.model_id
+    else:
+        logger.info("ingest: the index is served by pid %d at %s: sending the files there", owner.pid, owner.url)
     mode, note = context_mode(settings, context)
     if mode is ContextMode.no_key:
         logger.warning(note)
     in_run = tracked()
-    if mode is ContextMode.on and pdfs and in_run:
+    if mode is ContextMode.on and pdfs and in_run and owner is None:
         ensure_anthropic_limit()
 
     pool = None if in_run else ThreadPoolExecutor(max_workers=FILE_WORKERS, thread_name_prefix="ingest")
     slots: list[FileOutcome | tuple] = list(others)
     for path in pdfs:
         sha = file_sha256(path)
+        if owner is not None:  # the owner asks its index whether the file is there (`Index.indexed_documents`)
+            args = dict(path=str(path), name=path.name, sha256=sha, owner=owner, use_context=mode is ContextMode.on)
+            slots.append((path, sha, _submit_file(send_file, args, pool)))
+            continue
         doc_ids = indexed_documents(index, sha, mode)
         if doc_ids is not None:
             slots.append(FileOutcome(path=str(path), status=FileStatus.cached, from_cache=True, sha256=sha,
@@ -135,7 +160,7 @@ def ingest(paths: list[str] | None = None, context: bool | None = None) -> Inges
             continue
         args = dict(path=str(path), name=path.name, sha256=sha, settings=settings,
                     use_context=mode is ContextMode.on)
-        slots.append((path, sha, _submit_file(args, pool)))
+        slots.append((path, sha, _submit_file(index_file, args, pool)))
 
     outcomes: list[FileOutcome] = []
     try:
@@ -152,7 +177,7 @@ def ingest(paths: list[str] | None = None, context: bool | None = None) -> Inges
     summary = IngestSummary(
         flow_run_id=flow_run.get_id(), flow_run_name=flow_run.get_name() or _local_run_name(started),
         started_at=started,
-        embedding_model=model_id, chunker_version=chunker_version, context_mode=mode, context_note=note,
+        embedding_model=model_id, chunker_version=chunker_version(), context_mode=mode, context_note=note,
         files=outcomes,
     )
     for outcome in outcomes:
@@ -161,7 +186,7 @@ def ingest(paths: list[str] | None = None, context: bool | None = None) -> Inges
                 summary.stages[stage] = round(summary.stages[stage] + outcome.stages.get(stage, 0.0), 3)
             if outcome.context is not None:
                 summary.anthropic.add(outcome.context)
-    if summary.files_ok:
+    if summary.files_ok and owner is None:  # the owner optimizes itself once its queue is empty
         t_opt = time.perf_counter()
         optimize_index(settings)
         summary.stages["optimize"] = round(time.perf_counter() - t_opt, 3)

@@ -5,7 +5,7 @@ nested tasks. Under a Prefect flow run they are Prefect tasks (tracked, retried)
 Exactness under SIGKILL rests on the store's document protocol (retrieval.store.base): point ids are
 deterministic, a document is written pending, its stale points (an earlier attempt, another chunker) are
 removed, and only then is it marked complete, so search never shows a half-indexed document. All of a file's
-document records are written before any of its points, so a file counts as indexed (`flows.ingest_flow.
+document records are written before any of its points, so a file counts as indexed (`retrieval.index.Index.
 indexed_documents`) only when every one of its documents is complete: a killed run redoes the files it was on.
 """
 
@@ -72,6 +72,14 @@ def open_index(settings: Settings):
         if key not in _indexes:
             _indexes[key] = Index.open(settings)
         return _indexes[key]
+
+
+def use_index(settings: Settings, index) -> None:
+    """Make `index` this process's index for `settings` (the serving owner's ingest child: an `Index` over the
+    model whose store is the owner's, which this process must not open)."""
+    key = settings.model_dump_json(include={"home", "qdrant_url", "collection", "embedding_model"})
+    with _indexes_lock:
+        _indexes[key] = index
 
 
 def warm_up(settings: Settings) -> None:
@@ -202,11 +210,11 @@ def _contextualize(documents, chunks, settings: Settings, usage: BlurbUsage) -> 
             time.sleep(2 ** attempt)
 
 
-@task(name="index-file", task_run_name="index {name}", cache_policy=NO_CACHE)
-def index_file(path: str, name: str, sha256: str, settings: Settings, use_context: bool) -> FileOutcome:
-    """Parse one PDF and index its documents; a parse status other than ok is an outcome, not an error. Nothing
-    is cached here: whether a file needs this is the index's to say (`flows.ingest_flow.indexed_documents`).
-    `name` only labels the task run."""
+def prepare_file(path: str, name: str, sha256: str, settings: Settings,
+                 use_context: bool) -> tuple[FileOutcome, list[LegalDocument], list[list[Chunk]], list[Embedded]]:
+    """Parse → chunk → (contextualize) → embed one PDF, everything but the write: the outcome so far and, when it
+    is `ok`, the documents with text, their chunks and vectors. `index_file` then upserts; the serving owner calls
+    this in its low-priority child (no Prefect run there: the steps run as plain functions) and upserts itself."""
     logger = run_logger()
     stages: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -216,9 +224,9 @@ def index_file(path: str, name: str, sha256: str, settings: Settings, use_contex
     pages = parsed.source.pages
     progress.emit("parsed", path=path, pages=pages)
     if not parsed.ok:
-        return FileOutcome(path=path, status=FileStatus.failed, sha256=sha256, parse_status=parsed.status.value,
-                           reason=_reason(parsed), pages=pages, seconds=round(time.perf_counter() - t0, 3),
-                           stages=_rounded(stages))
+        return (FileOutcome(path=path, status=FileStatus.failed, sha256=sha256, parse_status=parsed.status.value,
+                            reason=_reason(parsed), pages=pages, seconds=round(time.perf_counter() - t0, 3),
+                            stages=_rounded(stages)), [], [], [])
     documents = parsed.documents
     logger.info("stage chunk: %s (%d documents)", name, len(documents))
     chunks, stages["chunk"] = call(chunk_task, documents, settings)
@@ -235,10 +243,49 @@ def index_file(path: str, name: str, sha256: str, settings: Settings, use_contex
     documents, chunks = [documents[i] for i in kept], [chunks[i] for i in kept]
     logger.info("stage embed: %s (%d chunks)", name, n_chunks)
     embedded, stages["embed"] = call(embed_task, chunks, settings)
+    outcome = FileOutcome(path=path, status=FileStatus.ok, sha256=sha256, parse_status=parsed.status.value,
+                          reason="repaired" if parsed.repaired else "", doc_ids=[d.doc_id for d in documents],
+                          documents=len(documents), chunks=n_chunks, pages=pages, ocr_pages=len(parsed.ocr_pages),
+                          seconds=round(time.perf_counter() - t0, 3), stages=_rounded(stages), context=usage)
+    return outcome, documents, chunks, embedded
+
+
+@task(name="index-file", task_run_name="index {name}", cache_policy=NO_CACHE)
+def index_file(path: str, name: str, sha256: str, settings: Settings, use_context: bool) -> FileOutcome:
+    """Parse one PDF and index its documents; a parse status other than ok is an outcome, not an error. Nothing
+    is cached here: whether a file needs this is the index's to say (`retrieval.index.Index.indexed_documents`).
+    `name` only labels the task run."""
+    t0 = time.perf_counter()
+    outcome, documents, chunks, embedded = prepare_file(path, name, sha256, settings, use_context)
+    if outcome.status is not FileStatus.ok:
+        return outcome
+    logger = run_logger()
     logger.info("stage upsert: %s (%d documents)", name, len(documents))
-    stages["upsert"] = call(upsert_task, documents, chunks, embedded, settings)
+    outcome.stages["upsert"] = round(call(upsert_task, documents, chunks, embedded, settings), 4)
     logger.info("indexed: %s", name)
-    return FileOutcome(path=path, status=FileStatus.ok, sha256=sha256, parse_status=parsed.status.value,
-                       reason="repaired" if parsed.repaired else "", doc_ids=[d.doc_id for d in documents],
-                       documents=len(documents), chunks=n_chunks, pages=pages, ocr_pages=len(parsed.ocr_pages),
-                       seconds=round(time.perf_counter() - t0, 3), stages=_rounded(stages), context=usage)
+    outcome.seconds = round(time.perf_counter() - t0, 3)
+    return outcome
+
+
+@task(name="send-file", task_run_name="send {name} to the index's owner", cache_policy=NO_CACHE)
+def send_file(path: str, name: str, sha256: str, owner, use_context: bool) -> FileOutcome:
+    """One PDF indexed by the process that owns the embedded index (`gaceta serve`, found by `retrieval.owner.
+    find_owner`): it runs this flow's per-file steps (`prepare_file`) in its low-priority child and upserts, and
+    its reply is the file's `FileOutcome`, the one `index_file` would have returned here. A file the owner cannot
+    be asked about fails with the reason (the next run tries it again)."""
+    from retrieval.owner import OwnerError
+
+    logger = run_logger()
+    t0 = time.perf_counter()
+    progress.emit("file_started", path=path)
+    logger.info("sending %s to the index's owner (pid %d, %s)", name, owner.pid, owner.url)
+    try:
+        reply = owner.ingest(path, name, use_context, sha256=sha256)
+    except OwnerError as exc:
+        return FileOutcome(path=path, status=FileStatus.failed, sha256=sha256, reason=str(exc),
+                           seconds=round(time.perf_counter() - t0, 3))
+    outcome = FileOutcome.model_validate(reply["outcome"]).model_copy(update={"path": path})
+    if outcome.status is not FileStatus.cached:
+        outcome.seconds = round(time.perf_counter() - t0, 3)
+    logger.info("%s: %s by the owner%s", name, outcome.status.value, f" ({outcome.reason})" if outcome.reason else "")
+    return outcome

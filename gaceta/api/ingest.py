@@ -1,22 +1,22 @@
 """The owner's ingest: files sent to `POST /ingest` go into the index this process serves, while it serves.
 
-The per-file steps are the ingest flow's (flows/tasks.py `index_file`): parse → chunk → (contextualize) → embed,
-then upsert document by document. The CPU-heavy part (PyMuPDF, the chunker's token counts, BM25 analysis, the
+The per-file steps are the ingest flow's own (`flows.tasks.prepare_file`: parse → chunk → (contextualize) → embed,
+run as plain functions, no Prefect run), then the write the flow's `upsert_task` does: every document record of the
+file, then its documents' points. The CPU-heavy part (PyMuPDF, the chunker's token counts, BM25 analysis, the
 model) runs in one child process at the lowest CPU priority (`os.nice(19)`), so queries keep the cores they need
 and the GIL of this process stays theirs; the child is started on the first file and kept (it loads the model
-once). This process only writes: `Index.upsert` per document, whose points stay pending until the whole document
-is in (`Store.upsert_document`), so a search sees all of a document or none of it, and the store's write revision
-moves on, which is what the chunk cache and the law catalog follow. One file at a time, one document at a time.
+once). This process only writes (`Index.upsert_documents`), whose points stay pending until each document is whole
+(`Store.upsert_document`), so a search sees all of a document or none of it, and the store's write revision moves
+on, which is what the chunk cache and the law catalog follow. One file at a time.
 
-A file already indexed with the same bytes, ingest version, embedding model, BM25 analysis and blurb recipe is
-reported `cached` (its documents checked complete in the index); uploads are kept under
-`$GACETA_HOME/uploads/<sha256>/<name>` (the name matters: a DOF edition's date is read from it), so page images
-keep working whatever the sender does with its copy.
+Whether a file is already indexed is the index's to say (`Index.indexed_documents`, the check the flow makes too):
+such a file is reported `cached`, exactly as a local run reports it. Uploads are kept under
+`$GACETA_HOME/uploads/<sha256>/<name>` (the name matters: a DOF edition's date is read from it); the sender's path
+(`source`) is the document's source identity, so a new version of the same inbox file replaces the old one.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import signal
@@ -68,12 +68,16 @@ _child: dict[str, Any] = {}
 def _child_start(settings_json: str) -> None:
     os.nice(NICE)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the owner decides
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    import flows  # noqa: F401  (Prefect's offline settings before flows.tasks imports it)
+    from flows.tasks import use_index
     from retrieval.embedders import load_embedder
     from retrieval.index import Index
 
     settings = Settings.model_validate_json(settings_json)
-    _child["settings"] = settings
-    _child["index"] = Index(settings, load_embedder(settings.embedding_model), _Totals())
+    index = Index(settings, load_embedder(settings.embedding_model), _Totals())
+    use_index(settings, index)  # the flow's steps find this index: the owner's store is never opened here
+    _child.update(settings=settings, index=index)
 
 
 @dataclass
@@ -86,59 +90,12 @@ class Prepared:
     embedded: list = field(default_factory=list)
 
 
-def _prepare(path: str, sha256: str, totals: tuple[int, int], use_context: bool) -> Prepared:
-    """`flows.tasks.index_file` up to the upsert, as plain calls (no Prefect in the owner)."""
-    from ingest.parse import parse_pdf
+def _prepare(path: str, name: str, sha256: str, totals: tuple[int, int], use_context: bool) -> Prepared:
+    """The flow's per-file steps up to the write (`flows.tasks.prepare_file`), in the child."""
+    from flows.tasks import prepare_file
 
-    index, settings = _child["index"], _child["settings"]
-    index.store.totals = totals
-    stages: dict[str, float] = {}
-    t0 = time.perf_counter()
-    parsed = parse_pdf(Path(path))
-    stages["parse"] = time.perf_counter() - t0
-    pages = parsed.source.pages
-    if not parsed.ok:
-        return Prepared(FileOutcome(path=path, status=FileStatus.failed, sha256=sha256,
-                                    parse_status=parsed.status.value, reason=_reason(parsed), pages=pages,
-                                    stages=_rounded(stages)))
-    documents = parsed.documents
-    t = time.perf_counter()
-    chunks = [index.chunk_document(doc) for doc in documents]
-    stages["chunk"] = time.perf_counter() - t
-    usage = None
-    if use_context:
-        from ingest.contextualize import BlurbUsage, anthropic_client, contextualize_chunks
-
-        usage = BlurbUsage()
-        t = time.perf_counter()
-        client = anthropic_client(settings.anthropic_api_key, settings.anthropic_base_url, settings.anthropic_timeout_s)
-        chunks = [contextualize_chunks(doc, doc_chunks, client, settings.anthropic_model,
-                                       settings.home / "cache" / "context", usage=usage)[0]
-                  for doc, doc_chunks in zip(documents, chunks)]
-        stages["contextualize"] = time.perf_counter() - t
-    n_chunks = sum(len(c) for c in chunks)
-    kept = [i for i, doc_chunks in enumerate(chunks) if doc_chunks]  # a document without text has no points
-    documents, chunks = [documents[i] for i in kept], [chunks[i] for i in kept]
-    t = time.perf_counter()
-    flat = [c for doc_chunks in chunks for c in doc_chunks]
-    embedded = index.embed(flat).split([len(c) for c in chunks]) if flat else []
-    stages["embed"] = time.perf_counter() - t
-    outcome = FileOutcome(path=path, status=FileStatus.ok, sha256=sha256, parse_status=parsed.status.value,
-                          reason="repaired" if parsed.repaired else "", doc_ids=[d.doc_id for d in documents],
-                          documents=len(documents), chunks=n_chunks, pages=pages, ocr_pages=len(parsed.ocr_pages),
-                          stages=_rounded(stages), context=usage)
-    return Prepared(outcome, documents, chunks, embedded)
-
-
-def _reason(parsed) -> str:
-    status, message = parsed.status.value, parsed.message.strip()
-    if not message or message.lower().startswith(status.replace("_", " ")) or message.lower().startswith(status):
-        return message or status
-    return f"{status}: {message}"
-
-
-def _rounded(stages: dict[str, float]) -> dict[str, float]:
-    return {name: round(seconds, 4) for name, seconds in stages.items()}
+    _child["index"].store.totals = totals
+    return Prepared(*prepare_file(path, name, sha256, _child["settings"], use_context))
 
 
 # --- the owner side ---------------------------------------------------------------------------------------------
@@ -177,45 +134,38 @@ class Ingester:
         tmp.unlink(missing_ok=True)
 
     # jobs
-    def submit(self, path: Path, sha256: str, context: bool | None) -> Future[FileOutcome]:
+    def use_context(self, context: bool | None) -> bool:
+        """Blurbs for this file: asked for (or GACETA_CONTEXT) and a key to pay for them, as the flow decides."""
+        wanted = self.settings.context if context is None else context
+        return bool(wanted) and bool(self.settings.anthropic_api_key)
+
+    def indexed(self, path: str, sha256: str, context: bool | None) -> FileOutcome | None:
+        """The `cached` outcome when the index already holds this file as it would be indexed now, else None."""
+        doc_ids = self.index.indexed_documents(sha256, with_blurbs=self.use_context(context))
+        if doc_ids is None:
+            return None
+        return FileOutcome(path=path, status=FileStatus.cached, from_cache=True, sha256=sha256, doc_ids=doc_ids,
+                           documents=len(doc_ids))
+
+    def submit(self, path: Path, sha256: str, context: bool | None,
+               source: str | None = None) -> Future[FileOutcome]:
         with self._count_lock:
             self._waiting += 1
-        return self._jobs.submit(self._run, path, sha256, context)
+        return self._jobs.submit(self._run, path, sha256, context, source)
 
-    def _key(self, sha256: str, use_context: bool) -> str:
-        from retrieval.bm25 import ANALYZER_VERSION
-
-        recipe = f"context:{self.settings.anthropic_model}" if use_context else "headers-only"
-        parts = (sha256, chunker_version(), self.index.embedder.model_id, ANALYZER_VERSION, recipe)
-        return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
-
-    def _done_marker(self, sha256: str, use_context: bool) -> Path:
-        return self.uploads / sha256 / f"indexed-{self._key(sha256, use_context)}.json"
-
-    def _run(self, path: Path, sha256: str, context: bool | None) -> FileOutcome:
+    def _run(self, path: Path, sha256: str, context: bool | None, source: str | None) -> FileOutcome:
         t0 = time.perf_counter()
         try:
-            use_context = bool(self.settings.context if context is None else context) and bool(
-                self.settings.anthropic_api_key)
-            marker = self._done_marker(sha256, use_context)
-            cached = self._cached(marker)
+            cached = self.indexed(str(path), sha256, context)  # asked in the job: a file sent twice is done once
             if cached is not None:
-                status = FileStatus.cached if cached.status is FileStatus.ok else cached.status
-                return cached.model_copy(update={"path": str(path), "status": status, "from_cache": True,
-                                                 "seconds": 0.0})
-            prepared = self._prepare(path, sha256, use_context)
+                return cached
+            prepared = self._prepare(path, sha256, self.use_context(context))
             outcome = prepared.outcome
             if outcome.status is FileStatus.ok:
                 t = time.perf_counter()
-                for doc, chunks, vectors in zip(prepared.documents, prepared.chunks, prepared.embedded):
-                    self.index.upsert(doc, chunks, vectors)
-                    self._wrote = True
+                self._write(prepared.documents, prepared.chunks, prepared.embedded, source)
                 self.index.store.flush()
                 outcome.stages["upsert"] = round(time.perf_counter() - t, 4)
-            if outcome.status is not FileStatus.failed or outcome.parse_status:  # a parse verdict is cached too
-                tmp = marker.with_suffix(".tmp")
-                tmp.write_text(outcome.model_dump_json())
-                os.replace(tmp, marker)
             outcome.path = str(path)
             outcome.seconds = round(time.perf_counter() - t0, 3)
             return outcome
@@ -227,21 +177,22 @@ class Ingester:
                 self._wrote = False
                 self.index.optimize()  # the ANN index over what was written, once the queue is empty
 
-    def _cached(self, marker: Path) -> FileOutcome | None:
-        try:
-            outcome = FileOutcome.model_validate_json(marker.read_text())
-        except (OSError, ValueError):
-            return None
-        if outcome.status is FileStatus.ok and not all(self.index.has_document(d) for d in outcome.doc_ids):
-            return None  # recorded, but the index lost it (or was rebuilt): do it again
-        return outcome
+    def _write(self, documents: list, chunks: list, embedded: list, source: str | None) -> None:
+        """As the flow's `upsert_task`: every document record of the file first, then the documents' points (so a
+        file counts as indexed only when all of them are complete), under the sender's source identity."""
+        if not documents:
+            return
+        for doc in documents:
+            self.index.records.save(doc)
+        self._wrote = True
+        self.index.upsert_documents(list(zip(documents, chunks, embedded)), source)
 
     def _prepare(self, path: Path, sha256: str, use_context: bool) -> Prepared:
         totals = self.index.store.bm25_totals()
         for attempt in (1, 2):
             pool = self._child_pool()
             try:
-                return pool.submit(_prepare, str(path), sha256, totals, use_context).result()
+                return pool.submit(_prepare, str(path), path.name, sha256, totals, use_context).result()
             except BrokenProcessPool:
                 self._pool = None
                 if self._closing or attempt == 2:

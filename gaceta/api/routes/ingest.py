@@ -1,5 +1,6 @@
-"""`POST /ingest` (a PDF uploaded as the request body; answered when it is indexed) and `GET /status`: how
-`gaceta ingest` and `gaceta status` reach an index this server owns."""
+"""`GET /ingest/{sha256}` (is this file already indexed?), `POST /ingest` (a PDF uploaded as the request body;
+answered when it is indexed) and `GET /status`: how `gaceta ingest`, the ingest flow (`retrieval.owner.Owner.
+ingest`) and `gaceta status` reach an index this server owns."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import asyncio
 import hashlib
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
 from starlette.requests import ClientDisconnect
 
 from gaceta.api.deps import get_index
@@ -22,6 +23,34 @@ async def get_ingester(request: Request):
     return request.app.state.ingester
 
 
+def _response(index, outcome) -> Response:
+    from gaceta.api.ingest import chunker_version
+
+    body = IngestResponse(outcome=outcome, embedding_model=index.embedder.model_id, chunker_version=chunker_version(),
+                          revision=index.store.revision)
+    return Response(body.model_dump_json(), media_type="application/json")
+
+
+@router.get(
+    "/ingest/{sha256}", response_model=IngestResponse,
+    summary="The `cached` outcome of a file this index already holds (by its bytes' sha256); 404 when it must be sent",
+    responses={404: {"description": "Not indexed (or not as it would be indexed now): POST the file."}},
+)
+def ingest_known(
+    sha256: Annotated[str, Path(pattern="^[0-9a-f]{64}$", description="The file's sha256, lowercase hex.")],
+    name: Annotated[str, Query(max_length=300, description="The file's name, for the outcome's path.")] = "",
+    context: Annotated[bool | None, Query(description="Contextual blurbs (unset: the server's GACETA_CONTEXT).")] = None,
+    index=Depends(get_index),
+    ingester=Depends(get_ingester),
+) -> Response:
+    """Asked before an upload: the index's own answer (`Index.indexed_documents`), so an unchanged file costs its
+    hash and this look-up, not its bytes."""
+    outcome = ingester.indexed(name, sha256, context)
+    if outcome is None:
+        raise HTTPException(404, "not indexed: send the file with POST /ingest")
+    return _response(index, outcome)
+
+
 @router.post(
     "/ingest", response_model=IngestResponse, summary="Index one PDF (the request body); answered once it is searchable",
     openapi_extra={"requestBody": {"required": True, "content": {"application/octet-stream": {"schema": {
@@ -32,6 +61,9 @@ async def ingest(
     name: Annotated[str, Query(min_length=1, max_length=300, description="The file's name (a DOF edition's date "
                                                                          "is read from it).")],
     context: Annotated[bool | None, Query(description="Contextual blurbs (unset: the server's GACETA_CONTEXT).")] = None,
+    source: Annotated[str | None, Query(min_length=1, max_length=4096, description=(
+        "The file's identity at the sender (its resolved path): a new version of the same source replaces the "
+        "old one. Unset: the kept upload's path."))] = None,
     index=Depends(get_index),
     ingester=Depends(get_ingester),
 ) -> Response:
@@ -59,9 +91,5 @@ async def ingest(
     sha256 = digest.hexdigest()
     path = ingester.keep(tmp, sha256, name)
     # The job runs to its end even if this request is cancelled (a client that hangs up after the upload).
-    outcome = await asyncio.shield(asyncio.wrap_future(ingester.submit(path, sha256, context)))
-    from gaceta.api.ingest import chunker_version
-
-    body = IngestResponse(outcome=outcome, embedding_model=index.embedder.model_id, chunker_version=chunker_version(),
-                          revision=index.store.revision)
-    return Response(body.model_dump_json(), media_type="application/json")
+    outcome = await asyncio.shield(asyncio.wrap_future(ingester.submit(path, sha256, context, source)))
+    return _response(index, outcome)
