@@ -6,6 +6,11 @@ The server's scheduler must create a run by itself (`auto_scheduled`) and the wo
 dropped in $GACETA_HOME/inbox (the deployment's default paths) is then in the index. SIGTERM stops the worker
 within seconds, and nothing in the server's or worker's output mentions telemetry (the box is offline).
 
+All of it while `gaceta serve` answers on the same GACETA_HOME (docs/operations.md, "One owner"): the server owns
+the embedded index, so the scheduled run must not open it (that would be an IndexInUseError): it finds the owner
+(`retrieval.owner.find_owner`) and sends the PDF there, and the owner's /search returns the new document as soon as
+the run is Completed.
+
 This is the test of the SQLAlchemy pin in pyproject.toml: with SQLAlchemy 2.1 Prefect 3.8.8's scheduler fails
 ("Can't evaluate bulk DML statement") and no scheduled run ever exists."""
 
@@ -23,6 +28,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.api.conftest import ServeProcess
 from tests.flows.conftest import REPO, gaceta_env, link_pdfs
 
 PREFECT = [sys.executable, "-m", "prefect"]
@@ -86,7 +92,10 @@ def test_inbox_deployment_runs_on_its_schedule(tmp_path):
                               cwd=tmp_path, stdout=open(logs["server"], "w"), stderr=subprocess.STDOUT,
                               start_new_session=True)
     worker = None
+    serve = ServeProcess(home, {"PREFECT_API_URL": api, "PREFECT_HOME": str(tmp_path / "prefect")})
     try:
+        serve.start()  # `gaceta serve` on the same data dir: the index's owner while the schedule runs
+        t_served = time.monotonic()
         while True:
             try:
                 if httpx.get(f"{api}/health", timeout=2).status_code == 200:
@@ -120,6 +129,16 @@ def test_inbox_deployment_runs_on_its_schedule(tmp_path):
                     done = run
             time.sleep(2)
         ran_s = time.monotonic() - t0
+        # searchable through the owner the moment the run is Completed: the flow sent the file there
+        from flows.discovery import file_sha256
+
+        sha = file_sha256(home / "inbox" / PDF)
+        hits = httpx.post(f"{serve.url}/search", json={"query": "objeciones a la declaración anual del patrón",
+                                                        "k": 5}, timeout=120).json()["hits"]
+        assert hits and hits[0]["chunk"]["doc_id"].startswith(sha[:12]), hits
+        worker_log = logs["worker"].read_text(errors="replace")
+        assert f"served by pid {serve.proc.pid}" in worker_log, tail("worker")
+        assert "IndexInUseError" not in worker_log and "in use by pid" not in worker_log, tail("worker")
         time.sleep(3)  # idle after a run: where `prefect worker start` ignores SIGTERM
 
         t_stop = time.monotonic()
@@ -132,11 +151,14 @@ def test_inbox_deployment_runs_on_its_schedule(tmp_path):
         while _processes_marked(marker) and time.monotonic() - t_stop < STOP_TIMEOUT_S:
             time.sleep(0.2)  # a flow run the worker had just started goes with it
         assert _processes_marked(marker) == [], "processes of the worker outlived it\n" + tail("worker")
+        assert serve.stop() == 0, serve.log()[-3000:]  # a clean stop: the index flushed and unlocked
     finally:
         if worker is not None:
             _stop(worker, signal.SIGKILL)
+        serve.kill()
         _stop(server)
-    print(f"scheduled run completed {ran_s:.0f} s after `prefect server start`; worker stopped in {stopped_s:.1f} s")
+    print(f"gaceta serve up after {t_served - t0:.0f} s; scheduled run completed through it {ran_s:.0f} s after "
+          f"`prefect server start`; worker stopped in {stopped_s:.1f} s")
 
     assert code == 0, tail("worker")
     worker_log = logs["worker"].read_text(errors="replace")
