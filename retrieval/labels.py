@@ -7,7 +7,7 @@ paragraph marks, the printed page); nothing is re-parsed from text.
 
 from __future__ import annotations
 
-from ingest.models import AmendmentNote, Chunk, DocumentInfo, ParagraphMark
+from ingest.models import AmendmentNote, Chunk, DocumentInfo, HeadingKind, ParagraphMark, ProvisionRole
 
 MAX_NAME = 90  # characters of a document name in a label (the full title stays on the record)
 _EDITIONS = {"MAT": "Matutina", "VES": "Vespertina", "EXT": "Extraordinaria"}
@@ -58,6 +58,11 @@ def label(doc: DocumentInfo, chunk: Chunk, offset: int | None = None) -> str:
     """"<document>, art. N, párr. M, fr. IV, p. P" for the span starting at `offset` (default: the chunk's start)."""
     offset = chunk.start if offset is None else offset
     parts = [document_name(doc)]
+    if chunk.role is ProvisionRole.reform_decree:  # a decree appended to a consolidated law: name the decree
+        decree = next((text for text, kind in zip(chunk.heading_path, chunk.heading_kinds)
+                       if kind is HeadingKind.title), None)
+        if decree:
+            parts.append(shorten(decree, MAX_NAME))
     if chunk.article:
         parts.append(f"art. {chunk.article}")
         mark = paragraph_at(chunk, offset)

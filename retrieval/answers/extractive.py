@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from rapidfuzz import fuzz
 
-from ingest.models import Sentence
+from ingest.models import ProvisionRole, Sentence
 from ingest.references import parse_references
 from retrieval.answers.base import Draft, DraftEvent, claim, replay, sentences_of
 from retrieval.answers.models import TextSegment
@@ -138,8 +138,11 @@ class ExtractiveAnswerer:
     def _opening(self, question: str, hits: list[SearchHit]) -> list[Candidate]:
         """The named article's opening sentence (or its named paragraph's), when the lookup found that article.
         Its sentences count however short they are: "Se deroga." is the whole of a repealed article."""
-        if asks_about_history(question):  # "¿qué decretos reformaron el artículo 27?": the decrees answer, not the text
-            return []
+        if asks_about_history(question):  # "¿qué decretos reformaron el artículo 27?": the decrees the lookup found
+            decrees = [hit for hit in hits if hit.via == "reference" and hit.chunk.role is ProvisionRole.reform_decree]
+            firsts = [cands[0] for rank, hit in enumerate(hits) if hit in decrees
+                      for cands in [_candidates(hit, rank, 1)] if cands]
+            return firsts[: self.max_sentences]
         named = [c for rank, hit in enumerate(hits) if hit.via == "reference" for c in _candidates(hit, rank, 1)]
         if not named:
             return []

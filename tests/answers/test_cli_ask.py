@@ -42,7 +42,7 @@ def test_terminal_shows_markers_and_sources(run, tmp_path):
     result = run(QUESTION, "--html", str(page))
     assert result.exit_code == 0, result.output
     assert "[1]" in result.stdout and "✓" in result.stdout and "coverage 100%" in result.stdout
-    assert "REGLAMENTO" in result.stdout and ", p. " in result.stdout
+    assert "Reglamento de los Artículos 121 y 122" in " ".join(result.stdout.split()) and ", art. " in result.stdout
     html = page.read_text(encoding="utf-8")
     assert html.startswith("<!doctype html>") and 'class="cite verified"' in html and 'id="src-1"' in html
 

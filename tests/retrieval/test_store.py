@@ -21,7 +21,7 @@ pytestmark = [
 DIM = 16
 DOCS = {
     "dof-a": ("SECRETARIA DE ECONOMIA", "ACUERDO", dt.date(2024, 12, 15)),
-    "dof-b": ("SECRETARIA DEL TRABAJO Y PREVISION SOCIAL", "NOM", dt.date(2025, 1, 14)),
+    "dof-b": ("SECRETARIA DEL TRABAJO Y PREVISION SOCIAL", "NORMA OFICIAL MEXICANA", dt.date(2025, 1, 14)),
     "ley-c": ("CONGRESO DE LA UNION", "LEY", dt.date(2021, 5, 28)),
 }
 TEXTS = {
