@@ -51,5 +51,5 @@ def test_no_server_errors_on_generated_requests(fuzz_url, tmp_path, operations, 
     ]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=tmp_path)
     report = run.stdout[-6000:] + run.stderr[-2000:]
-    assert run.returncode == 0, report
-    assert "No issues found" in run.stdout, report
+    assert run.returncode == 0, report  # a 5xx is a failed check, and a failed check a non-zero exit
+    assert "passed" in run.stdout and "Server error" not in run.stdout, report
