@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from flows.models import FileOutcome, FileStatus
@@ -42,11 +41,3 @@ def discover(paths: list[str | Path]) -> tuple[list[Path], list[FileOutcome]]:
         else:
             others.append(FileOutcome(path=str(path), status=FileStatus.failed, reason="no such file or folder"))
     return pdfs, others
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()

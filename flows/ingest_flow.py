@@ -23,12 +23,13 @@ from prefect.states import Completed, Failed, State
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from flows import progress
-from flows.discovery import discover, file_sha256
+from flows.discovery import discover
 from flows.models import STAGES, ContextMode, FileOutcome, FileStatus, IngestSummary, RunFailed, summary_of
 from flows.run_log import record_run
 from flows.tasks import (ANTHROPIC_LIMIT, ANTHROPIC_SLOTS, index_file, open_index, optimize_index, run_logger,
                          send_file, tracked)
 from ingest.contextualize import PROMPT_VERSION
+from retrieval.files import file_sha256
 from retrieval.settings import Settings
 
 FILE_WORKERS = 2  # files in flight: one parses while another chunks/embeds (each stage is locked per process)

@@ -33,7 +33,6 @@ after it rolls forward (the old one goes). So after a restart exactly one versio
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import logging
@@ -47,6 +46,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from retrieval.files import file_sha256, intact, pid_alive
+
 log = logging.getLogger(__name__)
 
 _SHA = re.compile(r"^[0-9a-f]{64}$")
@@ -59,30 +60,6 @@ _LOCKS_GUARD = threading.Lock()
 def source_key(path: str | os.PathLike[str]) -> str:
     """The identity of a source: its absolute path with symlinks and `..` resolved (no need for the file to exist)."""
     return str(Path(os.fsdecode(path)).expanduser().resolve(strict=False))
-
-
-def file_sha256(path: str | os.PathLike[str]) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(_BLOCK), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-@functools.lru_cache(maxsize=4096)
-def _sha_of(path: str, size: int, mtime_ns: int, ino: int) -> str:
-    return file_sha256(path)
-
-
-def _intact(path: Path, sha256: str) -> bool:
-    """`path` exists and holds those bytes (hashed once while its size, mtime and inode stay the same): a hard-linked
-    original whose inbox file was overwritten in place (`cp new.pdf inbox/x.pdf` writes into the same inode) is
-    not intact, and is kept again from the next file with those bytes."""
-    try:
-        st = path.stat()
-    except OSError:
-        return False
-    return _sha_of(str(path), st.st_size, st.st_mtime_ns, st.st_ino) == sha256
 
 
 def _write_json(path: Path, data: Any) -> None:
@@ -104,18 +81,6 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     except (OSError, ValueError) as exc:
         log.warning("unreadable %s (%s): treated as absent", path, exc)
         return None
-
-
-def _pid_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 @dataclass
@@ -167,7 +132,7 @@ class Originals:
             final = self.path(sha256)
         except ValueError:
             return None
-        if _intact(final, sha256):
+        if intact(final, sha256):
             return final
         src = Path(os.fsdecode(source))
         if not src.is_file():
@@ -317,7 +282,7 @@ class Originals:
                 continue
             entry = self._source(key) or {}
             incoming = entry.get("incoming")
-            if incoming and _pid_alive(int(incoming.get("pid", 0))) and int(incoming.get("pid", 0)) != os.getpid():
+            if incoming and pid_alive(int(incoming.get("pid", 0))) and int(incoming.get("pid", 0)) != os.getpid():
                 continue  # another live process is replacing it right now
             if incoming:  # crashed before the switch: the old version stays current
                 new = incoming["sha256"]

@@ -13,12 +13,13 @@ Replies are plain JSON (dicts): this layer knows nothing of the API's models; ca
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from retrieval.files import file_sha256, pid_alive
 
 if TYPE_CHECKING:
     import httpx
@@ -104,7 +105,7 @@ class Owner:
 
         path = Path(path)
         name = name or path.name
-        sha256 = sha256 or _sha256(path)
+        sha256 = sha256 or file_sha256(path)
         params: dict[str, Any] = {"name": name}
         if context is not None:
             params["context"] = str(context).lower()
@@ -152,33 +153,15 @@ def _read(path: Path, api_key: str | None = None) -> Owner | None:
         return None
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def find_owner(settings: Settings) -> Owner | None:
     """The live process that owns this data dir's embedded index, or None (then open the index yourself). None
     also in the owner itself, and with a Qdrant URL (no owner: every process talks to the server)."""
     if settings.qdrant_url:
         return None
     owner = _read(owner_path(settings.home), settings.api_key)
-    if owner is None or owner.pid == os.getpid() or not _alive(owner.pid):
+    if owner is None or owner.pid == os.getpid() or not pid_alive(owner.pid):
         return None
     return owner
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _blocks(fh, size: int = 1 << 20):

@@ -9,7 +9,6 @@ refused rather than shown with wrong highlights.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -18,6 +17,7 @@ import pymupdf
 
 from gaceta.api.highlight import line_rects, span_words
 from ingest.models import LegalDocument
+from retrieval.files import intact
 from retrieval.originals import Originals
 
 
@@ -80,25 +80,16 @@ class PageRenderer:
         """The indexed bytes: the kept original, else the recorded path; checked against the sha256 of ingest."""
         kept = originals.kept(doc.source_sha256) if originals is not None else None
         path = kept or Path(doc.source_path)
-        try:
-            st = path.stat()
-        except OSError:
+        if not path.exists():
             raise SourceUnavailable(
                 f"the source PDF of document {doc.doc_id} is no longer where it was indexed and no copy of it is "
                 f"kept; re-ingest it"
-            ) from None
-        if _file_sha256(str(path), st.st_size, st.st_mtime_ns) != doc.source_sha256:
+            )
+        if not intact(path, doc.source_sha256):
             raise SourceUnavailable(
                 f"the source PDF of document {doc.doc_id} has changed since it was indexed; re-ingest it"
             )
         return path
-
-
-@lru_cache(maxsize=1024)
-def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
-    """sha256 of a file, computed once while its size and mtime stay the same."""
-    with open(path, "rb") as fh:
-        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def page_in_document(doc: LegalDocument, page: int) -> bool:
