@@ -61,6 +61,11 @@ MATCH = 90  # rapidfuzz partial_ratio threshold, as the product's own citation v
 NOTE = re.compile(r"\b(reformad|adicionad|derogad|recorrid)[oa]s?\b.*\bDOF\b", re.I)
 
 
+# An amendment note as a lawyer sees it in a consolidated text (independent of ingest/amendments.py).
+NOTE = re.compile(r"(?:reformad|adicionad|derogad|recorrid)[oa]s?\s+(?:\w+\s+){0,3}DOF\s+\d{2}-\d{2}-\d{4}|"
+                  r"Fe de erratas", re.I)
+
+
 def log(*parts: object) -> None:
     print(*parts, file=sys.stderr, flush=True)
 
@@ -302,6 +307,8 @@ class Runner:
         self.index, self.settings, self.k, self.search_k, self.answerer = index, settings, k, search_k, answerer
         self.search_s: list[float] = []
         self.ask_s: list[float] = []
+        self.quotes = 0  # verified citations
+        self.quotes_with_note = 0  # … whose quoted text holds an amendment note ("Párrafo reformado DOF 06-02-1976")
 
     def run(self, question: str):
         from retrieval.answers import ask
@@ -314,6 +321,9 @@ class Runner:
         t2 = time.perf_counter()
         self.search_s.append(t1 - t0)
         self.ask_s.append(t2 - t1)
+        quoted = [c.cited_text for c in citations(answer) if c.verified]
+        self.quotes += len(quoted)
+        self.quotes_with_note += sum(bool(NOTE.search(q)) for q in quoted)
         return ranked, answer
 
 
@@ -489,6 +499,8 @@ def print_tables(result: dict) -> None:
                 for d in wrong[:8]:
                     p(f"- art. {d['article']} (search rank {d['search_rank']}): [{d['first_citation_label']}] "
                       f"{d['first_citation']!r}")
+    notes = result["notes_in_quotes"]
+    p(f"\nAmendment notes inside quoted answer text: {notes['with_note']} of {notes['quotes']} verified citations")
     lat = result["latency"]
     p("\n## (c) latency per question (seconds)")
     p("| stage | n | median | p95 |")
@@ -551,6 +563,7 @@ def main() -> None:
         if not args.skip_lookup:
             result["lookup"] = run_lookup(runner, laws, args.limit)
         step = [a - s for a, s in zip(runner.ask_s, runner.search_s)]  # ask less a search like its own
+        result["notes_in_quotes"] = {"quotes": runner.quotes, "with_note": runner.quotes_with_note}
         result["latency"] = {
             name: {"n": len(xs), "median": statistics.median(xs) if xs else float("nan"), "p95": pct(xs, 0.95)}
             for name, xs in (("search", runner.search_s), ("ask", runner.ask_s), ("answer_step", step))
