@@ -84,6 +84,6 @@ def test_the_cli_status_shows_the_runs_sent_through_the_owner(served):
 
 
 def _sha(path: Path) -> str:
-    from flows.discovery import file_sha256
+    from retrieval.files import file_sha256
 
     return file_sha256(path)

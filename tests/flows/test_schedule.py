@@ -130,7 +130,7 @@ def test_inbox_deployment_runs_on_its_schedule(tmp_path):
             time.sleep(2)
         ran_s = time.monotonic() - t0
         # searchable through the owner the moment the run is Completed: the flow sent the file there
-        from flows.discovery import file_sha256
+        from retrieval.files import file_sha256
 
         sha = file_sha256(home / "inbox" / PDF)
         hits = httpx.post(f"{serve.url}/search", json={"query": "objeciones a la declaración anual del patrón",
@@ -168,7 +168,7 @@ def test_inbox_deployment_runs_on_its_schedule(tmp_path):
         for word in ("telemetry", "analytics", "sens-o-matic"):
             assert word not in text, tail(name)
 
-    from flows.discovery import file_sha256
+    from retrieval.files import file_sha256
     from flows.ingest_flow import indexed_documents
     from flows.models import ContextMode
     from flows.tasks import open_index
