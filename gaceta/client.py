@@ -58,6 +58,14 @@ class OwnerClient:
 
         return IndexStatus.model_validate_json(self._call("GET", "/status").content)
 
+    def documents(self, params: dict[str, Any]) -> dict[str, Any]:
+        """`GET /documents` (the same listing body `Index.documents` gives locally)."""
+        return self._call("GET", "/documents", params=params).json()
+
+    def delete(self, doc_id: str) -> bool:
+        """`DELETE /documents/{id}`: True when it was there (404: it was not)."""
+        return self._call("DELETE", f"/documents/{doc_id}", ok=(404,)).status_code == 200
+
     def ingest(self, path: Path, context: bool | None = None) -> IngestResponse:
         """One PDF through the owner (`retrieval.owner.Owner.ingest`); returns when it is searchable or refused."""
         from gaceta.api.schemas import IngestResponse

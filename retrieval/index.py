@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from ingest.models import Chunk, DocumentInfo, HeadingKind, LegalDocument, ProvisionRole
 from ingest.references import amended_articles
-from retrieval import bm25, labels
+from retrieval import bm25
 from retrieval.batcher import Batcher
 from retrieval.chunk_cache import ChunkCache, Parsed
 from retrieval.documents import DocumentPage, DocumentRecords
@@ -91,7 +91,7 @@ def _hits(found: Sequence[tuple[Parsed, float]]) -> list[SearchHit]:
     # ranks the same way every time.
     ordered = sorted(found, key=lambda item: (-item[1], item[0][0].chunk_id))
     return [
-        SearchHit(chunk=chunk, document=document, score=score, rank=rank, label=labels.label(document, chunk))
+        SearchHit(chunk=chunk, document=document, score=score, rank=rank)
         for rank, ((chunk, document), score) in enumerate(ordered, start=1)
     ]
 

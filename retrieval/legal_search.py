@@ -25,12 +25,24 @@ OWN_ROLES = (ProvisionRole.text, ProvisionRole.repealed)
 def legal_search(index: Index, query: str, k: int = 10, mode: SearchMode = SearchMode.hybrid,
                  filters: SearchFilters | None = None, rerank: bool = True,
                  fusion: Fusion = Fusion.rrf, prefetch: int | None = None) -> SearchResult:
+    first = first_stage(query, k, mode, filters, rerank, fusion, prefetch)
+    return complete(index, first, index.search_future(first).result(), k, rerank)
+
+
+def first_stage(query: str, k: int = 10, mode: SearchMode = SearchMode.hybrid, filters: SearchFilters | None = None,
+                rerank: bool = True, fusion: Fusion = Fusion.rrf, prefetch: int | None = None) -> Search:
+    """The plain search whose hits `complete` works on: a server awaits it (batched with its neighbours) without
+    tying up a thread, then calls `complete`."""
     if k < 1:
         raise ValueError("k must be at least 1")
     pool = max(k, second_stage.CANDIDATES) if rerank else k
-    future = index.search_future(Search(query, pool, mode, filters, fusion, prefetch or DEFAULT_PREFETCH))
+    return Search(query, pool, mode, filters, fusion, prefetch or DEFAULT_PREFETCH)
+
+
+def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank: bool = True) -> SearchResult:
+    """References understood and looked up, merged with the first stage's `hits`, re-ranked, labelled."""
+    query, filters = first.query, first.filters
     refs = understood(query, index.catalog())
-    hits = future.result()
     looked_up: dict[str, SearchHit] = {}
     reports = []
     resolved: list[tuple] = []
@@ -51,7 +63,7 @@ def legal_search(index: Index, query: str, k: int = 10, mode: SearchMode = Searc
                 found += index.reform_decrees(doc_ids, ref.articles)[:MAX_PROVISION_CHUNKS]
             for chunk, document in found:
                 looked_up.setdefault(chunk.chunk_id, SearchHit(chunk=chunk, document=document, score=0.0, rank=1,
-                                                               via="reference", label=labels.label(document, chunk)))
+                                                               via="reference"))
         reports.append(report(ref, docs, len(found)))
         resolved.append((ref, doc_ids))
     search_ranks = {h.chunk.chunk_id: h.rank for h in hits}
@@ -62,10 +74,12 @@ def legal_search(index: Index, query: str, k: int = 10, mode: SearchMode = Searc
         if index.settings.rerank_model:
             scorer = load_cross_encoder(index.settings.rerank_model)
             cross = scorer.scores(query, [h.chunk.text for h in merged])
-        merged = second_stage.rerank(query, merged, resolved, search_ranks, cross)
+        ranked = second_stage.rerank(query, merged, resolved, search_ranks, cross, limit=k)
     else:
-        merged = [h.model_copy(update={"rank": i}) for i, h in enumerate(merged, start=1)]
-    return SearchResult(query=query, hits=merged[:k], references=reports)
+        ranked = [h.model_copy(update={"rank": i}) for i, h in enumerate(merged[:k], start=1)]
+    for hit in ranked:  # fresh copies: labelled in place, only the ones returned
+        hit.label = labels.label(hit.document, hit.chunk)
+    return SearchResult(query=query, hits=ranked, references=reports)
 
 
 def _in_force(found: list, ref: LegalReference, query: str) -> list:

@@ -55,8 +55,10 @@ def asks_about_history(query: str) -> bool:
 
 
 def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[LegalReference, Sequence[str]]],
-           search_ranks: dict[str, int], cross: Sequence[float] | None = None) -> list[SearchHit]:
-    """`hits` re-scored and re-ranked (ranks renumbered from 1), each with its features.
+           search_ranks: dict[str, int], cross: Sequence[float] | None = None,
+           limit: int | None = None) -> list[SearchHit]:
+    """The best `limit` (all when None) of `hits` re-scored and re-ranked (ranks renumbered from 1), each a copy
+    carrying its features.
 
     `references`: each parsed reference with the doc ids it resolved to; `search_ranks`: chunk id → rank in the
     first-stage list (hits missing from it were found by the reference lookup only); `cross`: a cross-encoder's
@@ -81,7 +83,7 @@ def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[Leg
         features["score"] = features["role"] * (
             W_FUSED * features["fused"] + W_LAW * features["law"] + W_CROSS * features.get("cross", 0.0)
         ) + W_REFERENCE * features["reference"]
-        scored.append(hit.model_copy(update={"features": features, "score": features["score"]}))
-    scored.sort(key=lambda h: (-h.features["score"], search_ranks.get(h.chunk.chunk_id, 10**6), h.chunk.index))
-    return [h.model_copy(update={"rank": i}) for i, h in enumerate(scored, start=1)]
-
+        scored.append((features, hit))
+    scored.sort(key=lambda fh: (-fh[0]["score"], search_ranks.get(fh[1].chunk.chunk_id, 10**6), fh[1].chunk.index))
+    return [hit.model_copy(update={"features": features, "score": features["score"], "rank": i})
+            for i, (features, hit) in enumerate(scored[:limit], start=1)]

@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from gaceta.cli.common import console, err_console, fail, open_index, print_json, settings
+from gaceta.cli.common import NO_OWNER, console, err_console, open_index, print_json, settings, via_owner
 
 
 def register(app: typer.Typer) -> None:
@@ -15,13 +15,14 @@ def register(app: typer.Typer) -> None:
 
 
 def delete_documents(config, doc_ids: list[str]) -> dict[str, Any]:
-    """{"deleted": [...], "missing": [...]} as JSON-able data. This is where a command reaches the index: today it
-    opens it itself; with a serving owner running, the client branch (`DELETE /documents/{id}` per id) goes here."""
-    deleted, missing = [], []
-    with open_index(config) as index:
-        for doc_id in dict.fromkeys(doc_ids):
-            (deleted if index.delete_document(doc_id) else missing).append(doc_id)
-    return {"deleted": deleted, "missing": missing}
+    """{"deleted": [...], "missing": [...]} as JSON-able data: through the serving owner when there is one
+    (`DELETE /documents/{id}` per id), else on the index this command opens."""
+    ids = list(dict.fromkeys(doc_ids))
+    served = via_owner(config, lambda client: [client.delete(doc_id) for doc_id in ids])
+    if served is NO_OWNER:
+        with open_index(config) as index:
+            served = [index.delete_document(doc_id) for doc_id in ids]
+    return {"deleted": [d for d, ok in zip(ids, served) if ok], "missing": [d for d, ok in zip(ids, served) if not ok]}
 
 
 def delete_command(

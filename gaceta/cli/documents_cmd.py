@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from gaceta.cli.common import console, fail, open_index, print_json, settings
+from gaceta.cli.common import NO_OWNER, console, fail, open_index, print_json, settings, via_owner
 
 
 def register(app: typer.Typer) -> None:
@@ -15,8 +15,14 @@ def register(app: typer.Typer) -> None:
 
 
 def list_documents(config, filters, offset: int, limit: int) -> dict[str, Any]:
-    """The listing as JSON-able data (the `GET /documents` body). This is where a command reaches the index: today
-    it opens it itself; with a serving owner running, the client branch (`GET /documents`) goes here."""
+    """The listing as JSON-able data (the `GET /documents` body): through the serving owner when there is one, else
+    from the index this command opens."""
+    params: dict[str, Any] = {"offset": offset, "limit": limit}
+    if filters is not None:
+        params.update({k: v for k, v in filters.model_dump(mode="json", exclude={"doc_ids"}).items() if v})
+    served = via_owner(config, lambda client: client.documents(params))
+    if served is not NO_OWNER:
+        return served
     with open_index(config) as index:
         return index.documents(filters, offset=offset, limit=limit).model_dump(mode="json")
 

@@ -158,6 +158,21 @@ time.sleep(600)
 """
 
 
+def test_documents_are_listed_and_deleted_through_the_owner(server):
+    listed = server.cli("documents", "--json")
+    assert listed.returncode == 0, listed.stderr
+    api = httpx.get(f"{server.url}/documents", timeout=60).json()
+    assert json.loads(listed.stdout) == api  # one listing, from the CLI or the API
+    durango = next(d["doc_id"] for d in api["documents"] if "Periódico Oficial" in d["title"])
+    typed = server.cli("documents", "--json", "--filter", "doc_type=ley")
+    assert [d["doc_id"] for d in json.loads(typed.stdout)["documents"]] == [durango]
+    gone = server.cli("delete", durango, "--json")
+    assert gone.returncode == 0 and json.loads(gone.stdout) == {"deleted": [durango], "missing": []}, gone.stderr
+    assert durango not in {d["doc_id"] for d in httpx.get(f"{server.url}/documents", timeout=60).json()["documents"]}
+    again = server.cli("delete", durango)
+    assert again.returncode == 1 and "no document" in again.stderr
+
+
 def test_kill_9_of_the_ingest_client_mid_upload_indexes_nothing(server, home):
     expected = expected_chunks(CRASH)
     host, port = server.url.removeprefix("http://").rsplit(":", 1)
