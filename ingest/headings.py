@@ -27,6 +27,7 @@ import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ingest.layout import Line
 
@@ -81,8 +82,10 @@ class Classified:
     rest: str = ""  # body text following the label on the same line
 
 
+@lru_cache(maxsize=65536)
 def fold(text: str) -> str:
-    """Lower-case, accent-free, whitespace-collapsed: the form used to compare heading texts."""
+    """Lower-case, accent-free, whitespace-collapsed: the form used to compare heading texts (headings recur in
+    every chunk's path, so the folded form is kept)."""
     text = unicodedata.normalize("NFKD", text.lower().replace("_", " "))
     return " ".join("".join(c for c in text if not unicodedata.combining(c)).split())
 
