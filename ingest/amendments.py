@@ -32,6 +32,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from ingest.dates import date_or_none
 from ingest.models import AmendmentKind, AmendmentNote
 
 DATE = re.compile(r"\b(\d{1,2})-(\d{1,2})-(\d{4})\b")
@@ -102,11 +103,8 @@ def parse_dates(text: str) -> list[dt.date]:
     """Every dd-mm-yyyy of `text`, in order, repeated dates once; impossible dates skipped."""
     out: list[dt.date] = []
     for m in DATE.finditer(text):
-        try:
-            day = dt.date(int(m.group(3)), int(m.group(2)), int(m.group(1)))
-        except ValueError:
-            continue
-        if day not in out:
+        day = date_or_none(int(m.group(3)), int(m.group(2)), int(m.group(1)))
+        if day is not None and day not in out:
             out.append(day)
     return out
 

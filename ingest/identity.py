@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import unicodedata
 from dataclasses import dataclass, field
 
-from ingest.headings import BODY_KINDS, GENERIC_KINDS, TITLE, Classified
+from ingest.dates import date_or_none, parse_date
+from ingest.headings import BODY_KINDS, GENERIC_KINDS, TITLE, Classified, fold
 from ingest.layout import Line
 from ingest.models import DocType, LegalReference
 
@@ -49,92 +49,8 @@ _MODIFIERS = re.compile(
     r"proyecto|extracto|aclaracion|nota|fe|de|del|la|las|el|los|al|a|y|e|por|que|se|su|sus|nuevo|nueva|"
     r"respuesta|respuestas|comentarios|actualizacion|adicion|reforma|reformas|version|texto|publica|integro|"
     r"convenio modificatorio|real)$")
-_REFORM = re.compile(r"\bse\s+(?:reforma|adiciona|deroga|expide|abroga)n?\b", re.I)
-_MONTHS = {m: i + 1 for i, m in enumerate(
-    "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre".split())}
-_MONTHS_EN = {m: i + 1 for i, m in enumerate(
-    "january february march april may june july august september october november december".split())}
-_MON3 = {m[:3]: n for m, n in _MONTHS.items()} | {"set": 9, "dic": 12, "ene": 1, "abr": 4, "ago": 8}
-_UNITS = {"un": 1, "uno": 1, "primero": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7,
-          "ocho": 8, "nueve": 9, "diez": 10, "once": 11, "doce": 12, "trece": 13, "catorce": 14, "quince": 15,
-          "dieciseis": 16, "diecisiete": 17, "dieciocho": 18, "diecinueve": 19, "veinte": 20, "veintiun": 21,
-          "veintiuno": 21, "veintidos": 22, "veintitres": 23, "veinticuatro": 24, "veinticinco": 25,
-          "veintiseis": 26, "veintisiete": 27, "veintiocho": 28, "veintinueve": 29, "treinta": 30, "cuarenta": 40,
-          "cincuenta": 50, "sesenta": 60, "setenta": 70, "ochenta": 80, "noventa": 90, "mil": 1000}
-
-_DATE_ES = re.compile(r"\b(\d{1,2})(?:o\.|º|°)?\s+de\s+(" + "|".join(_MONTHS) + r")\s+de(?:l)?\s+(?:año\s+)?(\d{4})",
-                      re.I)
-_DATE_DMY = re.compile(r"\b(\d{1,2})-(\d{1,2})-(\d{4})\b")
-_DATE_MON3 = re.compile(r"\b(\d{1,2})\s+(" + "|".join(_MON3) + r")\.?\s+(\d{4})\b", re.I)
-_DATE_COMMA = re.compile(r"\b(\d{1,2}),\s*(" + "|".join(_MONTHS) + r"),\s*(\d{4})\b", re.I)
-_DATE_EN = re.compile(r"\b(" + "|".join(_MONTHS_EN) + r")\s+(\d{1,2}),\s*(\d{4})\b", re.I)
-_DATE_EN_DMY = re.compile(r"\b(\d{1,2})\s+(" + "|".join(_MONTHS_EN) + r")\s+(\d{4})\b", re.I)
 _DATE_US = re.compile(r"\bDate Filed:\s*(\d{1,2})/(\d{1,2})/(\d{4})")
-_DATE_WORDS = re.compile(r"\b([a-záéíóú]+)\s+de\s+(" + "|".join(_MONTHS) + r")\s+de(?:l)?\s+(?:año\s+)?"
-                         r"(dos\s+mil(?:\s+[a-záéíóú]+){0,2}|mil\s+novecientos(?:\s+[a-záéíóú]+){0,3})", re.I)
-
-
-def fold(text: str) -> str:
-    text = unicodedata.normalize("NFKD", text.lower())
-    return " ".join("".join(c for c in text if not unicodedata.combining(c)).split())
-
-
-def _date(y: int, m: int, d: int) -> dt.date | None:
-    try:
-        return dt.date(y, m, d)
-    except ValueError:
-        return None
-
-
-def _words_number(words: str) -> int | None:
-    total = 0
-    for w in fold(words).replace(" y ", " ").split():
-        if w == "mil":
-            total = (total or 1) * 1000
-        elif w == "novecientos":
-            total += 900
-        elif w in _UNITS:
-            total += _UNITS[w]
-        else:
-            return None
-    return total or None
-
-
-def parse_date(text: str) -> dt.date | None:
-    """The first date written in `text`, in any of the forms legal texts use."""
-    found: list[tuple[int, dt.date]] = []
-    for m in _DATE_ES.finditer(text):
-        if d := _date(int(m.group(3)), _MONTHS[m.group(2).lower()], int(m.group(1))):
-            found.append((m.start(), d))
-            break
-    for m in _DATE_DMY.finditer(text):
-        if d := _date(int(m.group(3)), int(m.group(2)), int(m.group(1))):
-            found.append((m.start(), d))
-            break
-    for m in _DATE_COMMA.finditer(text):
-        if d := _date(int(m.group(3)), _MONTHS[m.group(2).lower()], int(m.group(1))):
-            found.append((m.start(), d))
-            break
-    for m in _DATE_MON3.finditer(text):
-        if d := _date(int(m.group(3)), _MON3[m.group(2).lower()[:3]], int(m.group(1))):
-            found.append((m.start(), d))
-            break
-    for m in _DATE_EN.finditer(text):
-        if d := _date(int(m.group(3)), _MONTHS_EN[m.group(1).lower()], int(m.group(2))):
-            found.append((m.start(), d))
-            break
-    for m in _DATE_EN_DMY.finditer(text):
-        if d := _date(int(m.group(3)), _MONTHS_EN[m.group(2).lower()], int(m.group(1))):
-            found.append((m.start(), d))
-            break
-    for m in _DATE_WORDS.finditer(text):
-        day, year = _words_number(m.group(1)), _words_number(m.group(3))
-        if day and year and (d := _date(year, _MONTHS[m.group(2).lower()], day)):
-            found.append((m.start(), d))
-            break
-    return min(found, key=lambda f: f[0])[1] if found else None
-
-
+_REFORM = re.compile(r"\bse\s+(?:reforma|adiciona|deroga|expide|abroga)n?\b", re.I)
 def type_of_title(title: str) -> DocType | None:
     """The document type a title opens with, skipping ordinals and modifiers ("TERCER Convenio…" → CONVENIO)."""
     words = re.findall(r"[\wÁÉÍÓÚÑáéíóúñü\-]+", title)[:8]
@@ -479,7 +395,7 @@ def _court(ev: Evidence) -> Identity | None:
     if case:
         ident.number = case.group(1)
     dates = _DATE_US.search(" ".join(ev.headers + ev.page_headers))
-    ident.publication_date = (_date(int(dates.group(3)), int(dates.group(1)), int(dates.group(2))) if dates
+    ident.publication_date = (date_or_none(int(dates.group(3)), int(dates.group(1)), int(dates.group(2))) if dates
                               else _date_of(head))
     label = "Sentencia" if not court_lines or not re.match(r"^(?:United|Supreme|Court)", court_lines[0]) else None
     if case and label:

@@ -14,13 +14,11 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ingest.dates import DATE_ES, MONTHS, date_or_none
 from ingest.layout import Line
 
 TOP_ZONE = 0.14  # share of page height searched for headers
 BOTTOM_ZONE = 0.10
-_MONTHS = {m: i + 1 for i, m in enumerate(
-    "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre".split())}
-_DATE = re.compile(r"(\d{1,2})\s+de\s+(" + "|".join(_MONTHS) + r")\s+de(?:l)?\s+(\d{4})", re.I)
 _SECTION = re.compile(r"\(?\b((?:Primera|Segunda|Tercera|Cuarta|Quinta|Sexta|Séptima|Octava|Novena|Décima)"
                       r"\s+Secci[oó]n)\b\)?", re.I)
 _PAGE_NO = re.compile(r"^(?:p[áa]g(?:ina)?\.?\s*|page\s+|-\s*)?(\d{1,5})(?:\s*-)?(?:\s+(?:de|of)\s+\d+)?$", re.I)
@@ -145,10 +143,7 @@ def detect(pages: dict[int, list[Line]], heights: dict[int, float]) -> RunningHe
 def _read_metadata(result: RunningHeaders, text: str) -> None:
     if "DIARIO OFICIAL" in text.upper() and "FEDERACI" not in text.upper():
         result.is_dof = True
-    if result.date is None and (m := _DATE.search(text)):
-        try:
-            result.date = dt.date(int(m.group(3)), _MONTHS[m.group(2).lower()], int(m.group(1)))
-        except ValueError:
-            pass
+    if result.date is None and (m := DATE_ES.search(text)):
+        result.date = date_or_none(int(m.group(3)), MONTHS[m.group(2).lower()], int(m.group(1)))
     if result.section is None and (m := _SECTION.search(text)):
         result.section = m.group(1)[0].upper() + m.group(1)[1:].lower()
