@@ -120,7 +120,9 @@ class _ProgressLines:
         pass
 
     def _line(self, text: str) -> None:
-        print(f"ingest: {text}", file=sys.stderr, flush=True)
+        # one write a line: two files run at once, and print() writes the newline apart
+        sys.stderr.write(f"ingest: {text}\n")
+        sys.stderr.flush()
 
     def on_event(self, event: str, data: dict[str, Any]) -> None:
         if event == "discovered":
