@@ -4,8 +4,8 @@ Reading ten hits' payloads out of qdrant-edge and converting them to Python was 
 chunks (1.1 of 2.3 ms), and validating them into models another 0.26 ms. A search asks the store for point ids only
 and takes the parsed `(Chunk, DocumentInfo)` of each hit from here, fetching just the ones it lacks.
 
-Only for a store that sees every write to its data (`Store.exclusive`: the embedded store, or a `RemoteStore`
-relaying its owner's revision): everything cached belongs to one `Store.revision`, and any write moves the revision
+Only for a store that sees every write to its data (`Store.exclusive`: the embedded store its one owner holds):
+everything cached belongs to one `Store.revision`, and any write moves the revision
 on, which empties the cache. A least-recently-used bound keeps memory flat on big indexes.
 """
 

@@ -115,8 +115,8 @@ class Index:
         embedder: Embedder | None = None,
         store_opener: Callable[[Settings, int, str], Store] = open_store,
     ) -> Index:
-        """Open (or create) the index `settings` describe, with its configured embedding model (and, for a process
-        that reads an index another one owns, that owner's store: `RemoteStore.opener`)."""
+        """Open (or create) the index `settings` describe, with its configured embedding model (`store_opener`:
+        tests open a bare store of either backend)."""
         embedder = embedder or load_embedder(settings.embedding_model)
         return cls(settings, embedder, store_opener(settings, embedder.dim, embedder.model_id))
 

@@ -190,8 +190,8 @@ def filters_where(filters: SearchFilters | None, hide_pending: bool) -> Where:
 class Store(ABC):
     backend: str
     location: str
-    # Every write to the data goes through this object (or, for a RemoteStore, through the owner whose revision
-    # it relays): it then knows what is pending, and `revision` moves with every write.
+    # Every write to the data goes through this object (the embedded store's one owner): it then knows what is
+    # pending, and `revision` moves with every write.
     exclusive = False
 
     def __init__(self, model_id: str, dim: int):
