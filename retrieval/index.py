@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -113,12 +113,10 @@ class Index:
         cls,
         settings: Settings,
         embedder: Embedder | None = None,
-        store_opener: Callable[[Settings, int, str], Store] = open_store,
     ) -> Index:
-        """Open (or create) the index `settings` describe, with its configured embedding model (`store_opener`:
-        tests open a bare store of either backend)."""
+        """Open (or create) the index `settings` describe, with its configured embedding model."""
         embedder = embedder or load_embedder(settings.embedding_model)
-        return cls(settings, embedder, store_opener(settings, embedder.dim, embedder.model_id))
+        return cls(settings, embedder, open_store(settings, embedder.dim, embedder.model_id))
 
     # --- writing ------------------------------------------------------------------------------------
     def chunk_document(self, doc: LegalDocument) -> list[Chunk]:
