@@ -53,36 +53,29 @@ def _words_number(words: str) -> int | None:
     return total or None
 
 
+def _words_date(m: re.Match) -> tuple[int | None, int, int | None]:
+    return _words_number(m.group(3)), MONTHS[m.group(2).lower()], _words_number(m.group(1))
+
+
+# Each form and how its match gives (year, month, day).
+_FORMS = (
+    (DATE_ES, lambda m: (int(m.group(3)), MONTHS[m.group(2).lower()], int(m.group(1)))),
+    (_DATE_DMY, lambda m: (int(m.group(3)), int(m.group(2)), int(m.group(1)))),
+    (_DATE_COMMA, lambda m: (int(m.group(3)), MONTHS[m.group(2).lower()], int(m.group(1)))),
+    (_DATE_MON3, lambda m: (int(m.group(3)), _MON3[m.group(2).lower()[:3]], int(m.group(1)))),
+    (_DATE_EN, lambda m: (int(m.group(3)), _MONTHS_EN[m.group(1).lower()], int(m.group(2)))),
+    (_DATE_EN_DMY, lambda m: (int(m.group(3)), _MONTHS_EN[m.group(2).lower()], int(m.group(1)))),
+    (_DATE_WORDS, _words_date),
+)
+
+
 def parse_date(text: str) -> dt.date | None:
-    """The first date written in `text`, in any of the forms legal texts use."""
+    """The first date written in `text`, in any of the forms legal texts use (the earliest in the text wins)."""
     found: list[tuple[int, dt.date]] = []
-    for m in DATE_ES.finditer(text):
-        if d := date_or_none(int(m.group(3)), MONTHS[m.group(2).lower()], int(m.group(1))):
-            found.append((m.start(), d))
-            break
-    for m in _DATE_DMY.finditer(text):
-        if d := date_or_none(int(m.group(3)), int(m.group(2)), int(m.group(1))):
-            found.append((m.start(), d))
-            break
-    for m in _DATE_COMMA.finditer(text):
-        if d := date_or_none(int(m.group(3)), MONTHS[m.group(2).lower()], int(m.group(1))):
-            found.append((m.start(), d))
-            break
-    for m in _DATE_MON3.finditer(text):
-        if d := date_or_none(int(m.group(3)), _MON3[m.group(2).lower()[:3]], int(m.group(1))):
-            found.append((m.start(), d))
-            break
-    for m in _DATE_EN.finditer(text):
-        if d := date_or_none(int(m.group(3)), _MONTHS_EN[m.group(1).lower()], int(m.group(2))):
-            found.append((m.start(), d))
-            break
-    for m in _DATE_EN_DMY.finditer(text):
-        if d := date_or_none(int(m.group(3)), _MONTHS_EN[m.group(2).lower()], int(m.group(1))):
-            found.append((m.start(), d))
-            break
-    for m in _DATE_WORDS.finditer(text):
-        day, year = _words_number(m.group(1)), _words_number(m.group(3))
-        if day and year and (d := date_or_none(year, MONTHS[m.group(2).lower()], day)):
-            found.append((m.start(), d))
-            break
+    for pattern, parts in _FORMS:
+        for m in pattern.finditer(text):
+            year, month, day = parts(m)
+            if year and day and (d := date_or_none(year, month, day)):
+                found.append((m.start(), d))
+                break
     return min(found, key=lambda f: f[0])[1] if found else None
