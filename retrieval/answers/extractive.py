@@ -139,8 +139,8 @@ class ExtractiveAnswerer:
         """The named article's opening sentence (or its named paragraph's), when the lookup found that article.
         Its sentences count however short they are: "Se deroga." is the whole of a repealed article."""
         if asks_about_history(question):  # "¿qué decretos reformaron el artículo 27?": the decrees the lookup found
-            decrees = [hit for hit in hits if hit.via == "reference" and hit.chunk.role is ProvisionRole.reform_decree]
-            firsts = [cands[0] for rank, hit in enumerate(hits) if hit in decrees
+            firsts = [cands[0] for rank, hit in enumerate(hits)
+                      if hit.via == "reference" and hit.chunk.role is ProvisionRole.reform_decree
                       for cands in [_candidates(hit, rank, 1)] if cands]
             return firsts[: self.max_sentences]
         named = [c for rank, hit in enumerate(hits) if hit.via == "reference" for c in _candidates(hit, rank, 1)]
