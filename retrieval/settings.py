@@ -41,7 +41,7 @@ class Settings(BaseSettings):
                                      "unset (the default): the feature reranker alone. Never downloaded at run time.")
 
     # Answers
-    answerer: Literal["extractive", "claude", "tags"] = "extractive"
+    answerer: Literal["extractive", "claude", "tags", "tools"] = "extractive"
     anthropic_api_key: str | None = None
     anthropic_base_url: str | None = None
     anthropic_model: str = "claude-sonnet-4-6"  # claude-sonnet-4-5 reaches end-of-life on 2026-11-30
@@ -50,13 +50,21 @@ class Settings(BaseSettings):
     openai_base_url: str | None = Field(None, description="OpenAI-compatible endpoint for the 'tags' answerer.")
     openai_api_key: str | None = None
     openai_model: str = "local"
+    # Answers: tools answerer and context trimming (issue 17)
+
+    # Support and relevance judgements (issue 17)
+
 
     # Flows
     context: bool = Field(False, description="GACETA_CONTEXT=on adds Anthropic contextual blurbs at ingest.")
     dof_url_template: str = "https://www.dof.gob.mx/abrirPDF.php?archivo={ddmmyyyy}-{edition}.pdf&anio={yyyy}&repo=repositorio/"
 
+    # OCR (issue 16)
+
     # HTTP API
     api_key: str | None = Field(None, description="When set, every route but /healthz needs 'Authorization: Bearer …'.")
+    # Limits (issue 16)
+
 
     @property
     def index_dir(self) -> Path:

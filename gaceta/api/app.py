@@ -22,7 +22,7 @@ from fastapi.staticfiles import StaticFiles
 
 from gaceta.api.deps import require_api_key
 from gaceta.api.pages import PageRenderer
-from gaceta.api.routes import documents, ingest, query
+from gaceta.api.routes import attribute, documents, ingest, query
 from gaceta.api.schemas import Health
 from retrieval.settings import Settings
 
@@ -101,6 +101,7 @@ def create_app(settings: Settings | None = None, index=None, open_index: Callabl
     app.include_router(query.router, dependencies=protected)
     app.include_router(documents.router, dependencies=protected)
     app.include_router(ingest.router, dependencies=protected)
+    app.include_router(attribute.router, dependencies=protected)
 
     @app.get("/", include_in_schema=False)
     def page() -> FileResponse:

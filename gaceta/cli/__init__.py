@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import typer
 
-from gaceta.cli import (ask_cmd, delete_cmd, documents_cmd, eval_cmd, ingest_cmd, parse_cmd, search_cmd, serve_cmd,
-                        status_cmd)
+from gaceta.cli import (ask_cmd, attribute_cmd, delete_cmd, doctor_cmd, documents_cmd, eval_cmd, ingest_cmd, parse_cmd,
+                        search_cmd, serve_cmd, status_cmd)
 
 app = typer.Typer(
     name="gaceta",
@@ -16,7 +16,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (parse_cmd, ingest_cmd, search_cmd, ask_cmd, serve_cmd, eval_cmd, status_cmd, documents_cmd, delete_cmd):
+for module in (parse_cmd, ingest_cmd, search_cmd, ask_cmd, attribute_cmd, serve_cmd, eval_cmd, status_cmd, documents_cmd,
+               delete_cmd, doctor_cmd):
     module.register(app)
 
 

@@ -46,7 +46,11 @@ def make_backend(name: str, settings: Settings, embedder) -> Backend:
         from retrieval.answers.tags import TagsAnswerer
 
         return TagsAnswerer(settings)
-    raise ValueError(f"unknown answerer {name!r} (extractive, claude or tags)")
+    if name == "tools":
+        from retrieval.answers.tools import ToolsAnswerer
+
+        return ToolsAnswerer(settings)
+    raise ValueError(f"unknown answerer {name!r} (extractive, claude, tags or tools)")
 
 
 def _retrieve(index, question: str, k: int, filters: SearchFilters | None,
