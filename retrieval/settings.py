@@ -51,6 +51,13 @@ class Settings(BaseSettings):
     openai_api_key: str | None = None
     openai_model: str = "local"
     # Answers: tools answerer and context trimming (issue 17)
+    tools_provider: Literal["openai", "anthropic"] = Field(
+        "openai", description="GACETA_TOOLS_PROVIDER: where the 'tools' answerer calls its answer tool: 'openai' (any "
+        "OpenAI-compatible chat endpoint with tool calling, GACETA_OPENAI_*) or 'anthropic' (Claude tool use, "
+        "GACETA_ANTHROPIC_*).")
+    trim: bool = Field(True, description="GACETA_TRIM=off sends LLM answerers (claude, tags, tools) whole chunks; on: "
+                       "only each chunk's sentences that matter to the question, plus its header "
+                       "(retrieval/answers/trim.py).")
 
     # Support and relevance judgements (issue 17)
 
