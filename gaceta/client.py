@@ -1,5 +1,6 @@
-"""The CLI's side of "one owner, everyone else its client": the owner's API returned as the models the local path
-builds (`SearchResponse`, `Answer`, `IndexStatus`, `IngestResponse`), so `--json` prints one shape either way.
+"""The CLI's side of "one owner, everyone else its client": the owner's API returned as the API's models
+(`SearchResponse`, `AnswerResponse` — an `Answer` whose sources are the API's bounded hits —, `IndexStatus`,
+`IngestResponse`), which the local path builds too, so `--json` prints one shape either way.
 
 Finding the owner (`owner.json`, a live pid) and the ingest call are `retrieval.owner`'s, shared with the ingest
 flow; this module only turns replies into the API's models.
@@ -14,8 +15,8 @@ from retrieval.owner import (OWNER_FILE, Owner, OwnerError, OwnerUnreachable, fi
                              write_owner)
 
 if TYPE_CHECKING:
-    from gaceta.api.schemas import IngestResponse, SearchResponse
-    from retrieval.answers.models import Answer
+    from gaceta.api.schemas import AnswerResponse, IngestResponse, SearchResponse
+    from retrieval.attribution import AttributionResult
     from retrieval.index import IndexStatus
 
 __all__ = ["OWNER_FILE", "Owner", "OwnerClient", "OwnerError", "OwnerUnreachable", "find_owner", "owner_path",
@@ -48,10 +49,10 @@ class OwnerClient:
 
         return SearchResponse.model_validate_json(self._call("POST", "/search", json=body).content)
 
-    def ask(self, body: dict[str, Any]) -> Answer:
-        from retrieval.answers.models import Answer
+    def ask(self, body: dict[str, Any]) -> AnswerResponse:
+        from gaceta.api.schemas import AnswerResponse
 
-        return Answer.model_validate_json(self._call("POST", "/ask", json=body).content)
+        return AnswerResponse.model_validate_json(self._call("POST", "/ask", json=body).content)
 
     def status(self) -> IndexStatus:
         from retrieval.index import IndexStatus
@@ -71,3 +72,9 @@ class OwnerClient:
         from gaceta.api.schemas import IngestResponse
 
         return IngestResponse.model_validate(self.owner.ingest(path, path.name, context, http=self._http))
+
+    def attribute(self, body: dict[str, Any]) -> AttributionResult:
+        """`POST /attribute`: the text's sentences and quotes checked against the official text."""
+        from retrieval.attribution import AttributionResult
+
+        return AttributionResult.model_validate_json(self._call("POST", "/attribute", json=body).content)

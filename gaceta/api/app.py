@@ -2,7 +2,12 @@
 
 `create_app(settings, index)` takes an index that is already open (the `serve` command opens it first, so a locked
 store fails before the port is bound) or opens one at start-up (`open_index`, by default from the settings) and
-closes it at shutdown. With `owner_url` (`gaceta serve` over the embedded index) the app announces itself as the
+closes it at shutdown.
+
+Request bodies are bounded before they are read (`BodyLimits`: GACETA_MAX_REQUEST_BYTES, GACETA_MAX_UPLOAD_BYTES for
+`POST /ingest`). With GACETA_API_KEY set, every route but `/healthz`, the page `/` and `/static` needs the key — the
+schema pages `/openapi.json`, `/docs` and `/redoc` too, which also take it as the password of HTTP Basic (the login a
+browser prompts for, any user name), so the docs still open in a browser. With `owner_url` (`gaceta serve` over the embedded index) the app announces itself as the
 index's owner once it is ready to answer (`gaceta.client.write_owner`), and withdraws when it stops: other commands
 then go through it.
 """
@@ -16,14 +21,18 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.exceptions import HTTPException, RequestValidationError
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.datastructures import Headers
+from starlette.middleware.body_limit import MAX_BODY_SIZE_SCOPE_KEY, RequestBodyLimitResponder
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gaceta.api.deps import require_api_key
+from gaceta.api.deps import require_api_key, require_schema_key
 from gaceta.api.pages import PageRenderer
 from gaceta.api.routes import attribute, documents, ingest, query
-from gaceta.api.schemas import Health
+from gaceta.api.schemas import Health, errors
 from retrieval.settings import Settings
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
@@ -48,6 +57,34 @@ async def _validation_error(request: Request, exc: RequestValidationError) -> JS
     errors = [{"type": e["type"], "loc": list(e["loc"]), "msg": e["msg"]} for e in exc.errors()]
     message = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors)
     return JSONResponse({"detail": errors, "message": message}, status_code=422)
+
+
+def _too_large_message(limit: int | None) -> str:
+    return f"request body larger than {limit} bytes, the most this server accepts here"
+
+
+class BodyLimits:
+    """A request body over its limit is a 413 before it is read: at once when its Content-Length says so, else as
+    soon as the bytes streamed in pass the limit (Starlette's `RequestBodyLimitResponder` counts them). `POST /ingest`
+    (a PDF) has its own, larger limit."""
+
+    def __init__(self, app: ASGIApp, default: int, per_path: dict[str, int]):
+        self.app, self.default, self.per_path = app, default, per_path
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        limit = self.per_path.get(scope["path"], self.default)
+        declared = Headers(scope=scope).get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            await JSONResponse({"detail": _too_large_message(limit)}, status_code=413)(scope, receive, send)
+            return
+        await RequestBodyLimitResponder(self.app, limit)(scope, receive, send)
+
+
+async def _too_large(request: Request, exc: HTTPException) -> JSONResponse:
+    """The 413 raised while a body streams in, with the limit it passed."""
+    return JSONResponse({"detail": _too_large_message(request.scope.get(MAX_BODY_SIZE_SCOPE_KEY))}, status_code=413)
 
 
 def create_app(settings: Settings | None = None, index=None, open_index: Callable[[], Any] | None = None,
@@ -81,16 +118,24 @@ def create_app(settings: Settings | None = None, index=None, open_index: Callabl
                 app.state.index.close()
                 app.state.index = None
 
+    # With a key, the schema pages are this app's own routes (below), behind the key; without one, FastAPI's.
+    schema_open = not settings.api_key
     app = FastAPI(
         title="gaceta",
         version=_version(),
         summary="Hybrid search and cited answers over official gazettes and legal PDFs.",
         lifespan=lifespan,
+        openapi_url="/openapi.json" if schema_open else None,
+        docs_url="/docs" if schema_open else None,
+        redoc_url="/redoc" if schema_open else None,
     )
     app.state.settings = settings
     app.state.index = index
     app.state.renderer = PageRenderer()
     app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(413, _too_large)
+    app.add_middleware(BodyLimits, default=settings.max_request_bytes,
+                       per_path={"/ingest": settings.max_upload_bytes})
 
     @app.get("/healthz", response_model=Health, tags=["health"], summary="Liveness (no API key needed)")
     def healthz() -> Health:
@@ -98,10 +143,24 @@ def create_app(settings: Settings | None = None, index=None, open_index: Callabl
 
     # Without a key the routes carry no auth dependency at all (resolving it was 5% of a worker's /search time).
     protected = [Depends(require_api_key)] if settings.api_key else []
-    app.include_router(query.router, dependencies=protected)
-    app.include_router(documents.router, dependencies=protected)
-    app.include_router(ingest.router, dependencies=protected)
-    app.include_router(attribute.router, dependencies=protected)
+    unauthorised = errors(401) if settings.api_key else {}
+    for router in (query.router, documents.router, ingest.router, attribute.router):
+        app.include_router(router, dependencies=protected, responses=unauthorised)
+
+    if not schema_open:
+        locked = [Depends(require_schema_key)]
+
+        @app.get("/openapi.json", include_in_schema=False, dependencies=locked)
+        def openapi() -> JSONResponse:
+            return JSONResponse(app.openapi())
+
+        @app.get("/docs", include_in_schema=False, dependencies=locked)
+        def docs() -> HTMLResponse:
+            return get_swagger_ui_html(openapi_url="/openapi.json", title=f"{app.title} — API")
+
+        @app.get("/redoc", include_in_schema=False, dependencies=locked)
+        def redoc() -> HTMLResponse:
+            return get_redoc_html(openapi_url="/openapi.json", title=f"{app.title} — API")
 
     @app.get("/", include_in_schema=False)
     def page() -> FileResponse:

@@ -1,17 +1,71 @@
-"""Request and response bodies of the HTTP API. Limits live here, so a bad request is a 422 before any work starts."""
+"""Request and response bodies of the HTTP API. Limits live here, so a bad request is a 422 before any work starts,
+and no response grows with what a document happens to hold in its names.
+
+What leaves the server is bounded and names documents, never the server's file system:
+- a hit (`/search`, `/ask` sources, the `sources` event of `/ask/stream`) carries the chunk's place and citable
+  text and the document's names and dates (`Hit`), not the whole document record: no aliases, no amended-law list,
+  no source path (`file_name` at most);
+- titles, labels, headings and chunk headers are cut at a fixed length, the cut marked with "…" (`clip`); the text a
+  citation is checked against (a chunk's text, a document's Markdown) is never cut, except a hit text beyond the
+  server's GACETA_MAX_HIT_CHARS or the `max_chars` a client asks for, and then the hit says `truncated`.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
+from pathlib import Path, PurePath
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from flows.models import FileOutcome
-from ingest.models import Chunk, DocumentInfo
+from ingest.models import (AmendmentNote, Chunk, DocType, DocumentInfo, Heading, HeadingKind, LegalDocument,
+                           LegalReference, PageSpan, ProvisionRole, TableSpan)
+from retrieval.answers.models import Answer, Citation, CitationEvent, DoneEvent, SourcesEvent
 from retrieval.models import Fusion, ResolvedReference, SearchFilters, SearchHit, SearchMode
 
 MAX_QUESTION_CHARS = 2000
 MAX_K = 100
+MAX_TITLE_CHARS = 300  # a title, a short title, a label, an issuing body, a heading as a response names them
+MAX_FIELD_CHARS = 80  # a number, a gazette, an issue, an edition, a section, a printed page, an article key
+MAX_HEADER_CHARS = 2000  # a chunk's header (its heading lines); the chunker already keeps it to a quarter of a chunk
+MAX_FILE_NAME_CHARS = 255
+MAX_ALIASES = 20
+MAX_LISTED = 50  # amended laws listed with a document
+
+
+def clip(text: str | None, limit: int) -> str | None:
+    """`text` cut to at most `limit` characters, the cut marked with "…" (None stays None)."""
+    if text is None or len(text) <= limit:
+        return text
+    return text[: limit - 1] + "…"
+
+
+def file_name(source_path: str) -> str:
+    """The document's file name: all a client learns of where the server found it."""
+    return clip(PurePath(source_path).name, MAX_FILE_NAME_CHARS) or ""
+
+
+def public_location(location: str, home: Path) -> str:
+    """A store's location without the server's file system: `$GACETA_HOME/index/gaceta` for the embedded store under
+    the data dir, the last part of it otherwise (a Qdrant server's collection)."""
+    try:
+        return "$GACETA_HOME/" + Path(location).resolve().relative_to(Path(home).resolve()).as_posix()
+    except ValueError:
+        return PurePath(location).name
+
+
+def without_home(text: str, home: Path) -> str:
+    """A message (an ingest failure's reason) with the data dir's absolute path written as `$GACETA_HOME`."""
+    for prefix in {str(Path(home).resolve()), str(Path(home).absolute())}:
+        text = text.replace(prefix, "$GACETA_HOME")
+    return text
+
+
+def hit_chars(requested: int | None, server_limit: int) -> int:
+    """The longest hit text to return: what the client asked for (`max_chars`), never more than the server's
+    GACETA_MAX_HIT_CHARS."""
+    return min(requested or server_limit, server_limit)
 
 
 def _no_nul(value: str) -> str:
@@ -27,6 +81,10 @@ Text = Annotated[
 ]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300), AfterValidator(_no_nul)]
 K = Annotated[int, Field(ge=1, le=MAX_K, description=f"How many chunks to retrieve (1–{MAX_K}).")]
+MaxChars = Annotated[int | None, Field(
+    None, ge=1, le=10_000_000, description="Cut each hit's text to at most this many characters (its `end` moves "
+    "with it and `truncated` is true; GET /chunks/{chunk_id} gives the whole chunk). Unset: the whole text, up to the "
+    "server's GACETA_MAX_HIT_CHARS. Titles, labels and headings are always bounded.")]
 
 
 class FiltersIn(SearchFilters):
@@ -43,7 +101,6 @@ class FiltersIn(SearchFilters):
         if self.date_from and self.date_to and self.date_from > self.date_to:
             raise ValueError(f"date_from ({self.date_from}) is after date_to ({self.date_to})")
         return self
-
 
 
 class _Filtered(BaseModel):
@@ -65,15 +122,7 @@ class SearchRequest(_Filtered):
     fusion: Fusion = Field(Fusion.rrf, description="How hybrid fuses dense and BM25.")
     prefetch: int | None = Field(None, ge=1, le=1000, description="Candidates per side before fusion (unset: the "
                                  "index's default).")
-
-
-class SearchResponse(BaseModel):
-    query: str
-    mode: SearchMode
-    k: int
-    hits: list[SearchHit]
-    references: list[ResolvedReference] = Field(
-        [], description="Legal references read in the query ('art. 27 constitucional') and what they resolved to.")
+    max_chars: MaxChars = None
 
 
 class AskRequest(_Filtered):
@@ -83,11 +132,238 @@ class AskRequest(_Filtered):
         None, description="Answer backend; unset = the server's configured answerer (GACETA_ANSWERER)."
     )
     rerank: bool | None = Field(None, description="Re-rank the sources; unset = the server's GACETA_RERANK.")
+    max_chars: MaxChars = None
+
+
+# --- what a hit carries ---------------------------------------------------------------------------------------------
+class HitDocument(BaseModel):
+    """A document as a hit names it: names, type, dates, pages; no text, no aliases, no file-system path. Titles and
+    labels are at most 300 characters ("…" marks a cut; `GET /documents/{doc_id}` has the same bounds)."""
+
+    doc_id: str
+    title: str
+    short_title: str | None = None
+    doc_type: DocType | None = None
+    issuing_body: str | None = None
+    number: str | None = None
+    gazette: str | None = None
+    issue: str | None = None
+    publication_date: dt.date | None = None
+    last_reform_date: dt.date | None = None
+    edition: str | None = None
+    section: str | None = None
+    pdf_pages: tuple[int, int]
+    printed_pages: tuple[str | None, str | None] = (None, None)
+    label: str
+    file_name: str = Field("", description="The source PDF's file name (never where the server keeps it).")
+
+    @staticmethod
+    def fields_of(info: DocumentInfo) -> dict:
+        """The bounded public fields of a document record."""
+        return dict(
+            doc_id=info.doc_id, title=clip(info.title, MAX_TITLE_CHARS),
+            short_title=clip(info.short_title, MAX_TITLE_CHARS), doc_type=info.doc_type,
+            issuing_body=clip(info.issuing_body, MAX_TITLE_CHARS), number=clip(info.number, MAX_FIELD_CHARS),
+            gazette=clip(info.gazette, MAX_FIELD_CHARS), issue=clip(info.issue, MAX_FIELD_CHARS),
+            publication_date=info.publication_date, last_reform_date=info.last_reform_date,
+            edition=clip(info.edition, MAX_FIELD_CHARS), section=clip(info.section, MAX_FIELD_CHARS),
+            pdf_pages=info.pdf_pages, printed_pages=tuple(clip(p, MAX_FIELD_CHARS) for p in info.printed_pages),
+            label=clip(info.label, MAX_TITLE_CHARS), file_name=file_name(info.source_path),
+        )
+
+    @classmethod
+    def of(cls, info: DocumentInfo) -> HitDocument:
+        return cls(**cls.fields_of(info))
+
+
+def bounded_chunk(chunk: Chunk) -> Chunk:
+    """The chunk with its header and heading path bounded; its text, the citable part, whole."""
+    return chunk.model_copy(update={
+        "header": clip(chunk.header, MAX_HEADER_CHARS),
+        "heading_path": [clip(h, MAX_TITLE_CHARS) for h in chunk.heading_path],
+        "article": clip(chunk.article, MAX_FIELD_CHARS),
+    })
+
+
+class HitChunk(BaseModel):
+    """A hit's chunk: where it is (pages, headings, offsets into the document Markdown) and its citable text."""
+
+    chunk_id: str
+    doc_id: str
+    index: int
+    header: str = Field(description="The heading lines the chunk sits under, as embedded (at most "
+                        f"{MAX_HEADER_CHARS} characters).")
+    heading_path: list[str] = []
+    heading_kinds: list[HeadingKind] = []
+    article: str | None = None
+    role: ProvisionRole = ProvisionRole.text
+    pages: list[int]
+    start: int
+    end: int = Field(description="`text` is the document Markdown [start:end], also when it was cut.")
+    text: str
+    truncated: bool = Field(False, description="The text was cut (max_chars or GACETA_MAX_HIT_CHARS): the chunk "
+                            "goes on past `end`.")
+    notes: list[AmendmentNote] = []
+    is_table: bool = False
+
+    @classmethod
+    def of(cls, chunk: Chunk, max_chars: int) -> HitChunk:
+        bounded = bounded_chunk(chunk)
+        text = chunk.text[:max_chars]
+        end = chunk.start + len(text)
+        return cls(chunk_id=chunk.chunk_id, doc_id=chunk.doc_id, index=chunk.index, header=bounded.header,
+                   heading_path=bounded.heading_path, heading_kinds=chunk.heading_kinds, article=bounded.article,
+                   role=chunk.role, pages=chunk.pages, start=chunk.start, end=end, text=text,
+                   truncated=len(text) < len(chunk.text), notes=[n for n in chunk.notes if n.start < end],
+                   is_table=chunk.is_table)
+
+
+class Hit(BaseModel):
+    """One search hit (or answer source) as the API returns it."""
+
+    chunk: HitChunk
+    document: HitDocument
+    score: float
+    rank: int = Field(ge=1)
+    label: str = Field("", description="As a lawyer cites it: \"Ley de Amparo, art. 17, p. 9\".")
+    via: str = Field("search", description="\"search\" (hybrid/dense/bm25) or \"reference\" (a reference the query "
+                     "names, looked up).")
+    features: dict[str, float] = Field({}, description="The reranker's features and score, when it ran.")
+
+    @classmethod
+    def of(cls, hit: SearchHit, max_chars: int) -> Hit:
+        return cls(chunk=HitChunk.of(hit.chunk, max_chars), document=HitDocument.of(hit.document), score=hit.score,
+                   rank=hit.rank, label=clip(hit.label, MAX_TITLE_CHARS), via=hit.via, features=hit.features)
+
+
+def bounded_references(references: list[ResolvedReference]) -> list[ResolvedReference]:
+    return [r.model_copy(update={"titles": [clip(t, MAX_TITLE_CHARS) for t in r.titles]}) for r in references]
+
+
+def bounded_citation(citation: Citation) -> Citation:
+    """A citation with its document title and label bounded (its cited text is what it quotes: whole)."""
+    return citation.model_copy(update={"document_title": clip(citation.document_title, MAX_TITLE_CHARS),
+                                       "label": clip(citation.label, MAX_TITLE_CHARS)})
+
+
+class SearchResponse(BaseModel):
+    query: str
+    mode: SearchMode
+    k: int
+    hits: list[Hit]
+    references: list[ResolvedReference] = Field(
+        [], description="Legal references read in the query ('art. 27 constitucional') and what they resolved to.")
+
+    @classmethod
+    def of(cls, query: str, mode: SearchMode, k: int, hits: list[SearchHit], references: list[ResolvedReference],
+           max_chars: int) -> SearchResponse:
+        return cls(query=query, mode=mode, k=k, hits=[Hit.of(h, max_chars) for h in hits],
+                   references=bounded_references(references))
+
+
+class AnswerResponse(Answer):
+    """`retrieval.answers.models.Answer` with its sources as hits (`Hit`) and its names bounded."""
+
+    sources: list[Hit] = []
+
+    @classmethod
+    def of(cls, answer: Answer, max_chars: int) -> AnswerResponse:
+        content = [seg.model_copy(update={"citations": [bounded_citation(c) for c in seg.citations]})
+                   for seg in answer.content]
+        fields = {name: getattr(answer, name) for name in Answer.model_fields}
+        return cls(**{**fields, "content": content, "sources": [Hit.of(h, max_chars) for h in answer.sources],
+                      "references": bounded_references(answer.references)})
+
+
+class SourcesEventResponse(SourcesEvent):
+    sources: list[Hit]
+
+
+class DoneEventResponse(DoneEvent):
+    answer: AnswerResponse
+
+
+def stream_event(event, max_chars: int):
+    """One `/ask/stream` event as the API sends it: sources as hits, names bounded."""
+    if isinstance(event, SourcesEvent):
+        return SourcesEventResponse(sources=[Hit.of(h, max_chars) for h in event.sources],
+                                    references=bounded_references(event.references))
+    if isinstance(event, CitationEvent):
+        return event.model_copy(update={"citation": bounded_citation(event.citation)})
+    if isinstance(event, DoneEvent):
+        return DoneEventResponse(answer=AnswerResponse.of(event.answer, max_chars))
+    return event
+
+
+# --- documents and chunks -------------------------------------------------------------------------------------------
+class DocumentResponse(HitDocument):
+    """`GET /documents/{doc_id}`: the document record — its whole Markdown, headings, page spans — with bounded names
+    and its file name in place of the server's path."""
+
+    aliases: list[str] = []
+    amends: list[LegalReference] = []
+    source_sha256: str
+    position: int = 0
+    ingest_version: str = ""
+    markdown: str
+    headings: list[Heading] = []
+    page_spans: list[PageSpan] = []
+    tables: list[TableSpan] = []
+    amendments: list[AmendmentNote] = []
+    ocr_pages: list[int] = []
+
+    @classmethod
+    def of(cls, doc: LegalDocument) -> DocumentResponse:
+        return cls(
+            **cls.fields_of(doc),
+            aliases=[clip(a, MAX_TITLE_CHARS) for a in doc.aliases[:MAX_ALIASES]], amends=doc.amends[:MAX_LISTED],
+            source_sha256=doc.source_sha256, position=doc.position, ingest_version=doc.ingest_version,
+            markdown=doc.markdown, headings=[h.model_copy(update={"text": clip(h.text, MAX_TITLE_CHARS)})
+                                             for h in doc.headings],
+            page_spans=doc.page_spans, tables=doc.tables, amendments=doc.amendments, ocr_pages=doc.ocr_pages,
+        )
 
 
 class ChunkResponse(BaseModel):
     chunk: Chunk
-    document: DocumentInfo
+    document: HitDocument
+
+
+# --- errors ---------------------------------------------------------------------------------------------------------
+class ErrorResponse(BaseModel):
+    """An error: what went wrong, in one line."""
+
+    detail: str
+
+
+class InvalidField(BaseModel):
+    type: str
+    loc: list[str | int]
+    msg: str
+
+
+class ValidationErrorResponse(BaseModel):
+    """422: every field that was refused (`detail`) and one readable line naming them (`message`). The rejected
+    input is not echoed."""
+
+    detail: list[InvalidField]
+    message: str
+
+
+def errors(*codes: int) -> dict[int | str, dict]:
+    """`responses=` for a route: the error bodies it may answer with."""
+    described = {
+        400: "The body could not be read (not UTF-8, not what its Content-Type says).",
+        401: "GACETA_API_KEY is set and the request did not carry it.",
+        404: "No such document, chunk, page or file in the index.",
+        410: "The document's source PDF is gone or has changed since it was indexed: re-ingest it.",
+        413: "The request body is larger than the server accepts (GACETA_MAX_REQUEST_BYTES, for an upload "
+             "GACETA_MAX_UPLOAD_BYTES).",
+        422: "A parameter or body field was refused.",
+        503: "The answerer asked for is not configured here, or its API is down.",
+    }
+    return {code: {"model": ValidationErrorResponse if code == 422 else ErrorResponse,
+                   "description": described[code]} for code in codes}
 
 
 class Health(BaseModel):
@@ -96,8 +372,9 @@ class Health(BaseModel):
 
 
 class IngestResponse(BaseModel):
-    """`POST /ingest`: what became of the uploaded file (the same `FileOutcome` a local `gaceta ingest` reports),
-    with what decides re-indexing, so the client can write the same run summary."""
+    """`POST /ingest`: what became of the uploaded file (the same `FileOutcome` a local `gaceta ingest` reports,
+    its `path` the name it was sent under), with what decides re-indexing, so the client can write the same run
+    summary."""
 
     outcome: FileOutcome
     embedding_model: str

@@ -104,6 +104,8 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="JSON on stdout (JSON lines with --queries)."),
         rerank: str = typer.Option("on", "--rerank", help="on: named provisions first, then the feature reranker; "
                                    "off: the hybrid order after any named provision."),
+        max_chars: int = typer.Option(None, "--max-chars", min=1, help="Cut each hit's text to this many characters "
+                                      "(the hit says `truncated`)."),
     ) -> None:
         """Search the index: ranked chunks with document, page, heading path and score."""
         from retrieval.models import Fusion, SearchMode
@@ -121,12 +123,13 @@ def register(app: typer.Typer) -> None:
             fail("--rerank must be on or off")
         filters = parse_filters(filter_ or [])
 
-        from gaceta.api.schemas import SearchResponse
+        from gaceta.api.schemas import SearchResponse, hit_chars
 
         config = settings()
         wants_rerank = rerank == "on"
         body = {"k": k, "mode": search_mode.value, "rerank": wants_rerank, "fusion": fusion_kind.value,
-                "prefetch": prefetch, "filters": filters.model_dump(mode="json", exclude_none=True) if filters else None}
+                "prefetch": prefetch, "filters": filters.model_dump(mode="json", exclude_none=True) if filters else None,
+                "max_chars": max_chars}
 
         def emit(result: SearchResponse) -> None:
             # One shape for a search, here and over HTTP: the API's SearchResponse (JSON lines with --queries).
@@ -145,4 +148,5 @@ def register(app: typer.Typer) -> None:
                 for text in texts:
                     found = legal_search(index, text, k=k, mode=search_mode, filters=filters, rerank=wants_rerank,
                                          fusion=fusion_kind, prefetch=prefetch)
-                    emit(SearchResponse(query=text, mode=search_mode, k=k, hits=found.hits, references=found.references))
+                    emit(SearchResponse.of(text, search_mode, k, found.hits, found.references,
+                                            hit_chars(max_chars, config.max_hit_chars)))

@@ -10,11 +10,13 @@ import re
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
+from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
 from gaceta.api.deps import get_index, get_renderer
 from gaceta.api.pages import PageRenderer, SourceUnavailable, page_in_document
-from gaceta.api.schemas import ChunkResponse, FiltersIn
+from gaceta.api.schemas import (MAX_TITLE_CHARS, ChunkResponse, DocumentResponse, FiltersIn, HitDocument, bounded_chunk,
+                                clip, errors)
 from ingest.models import LegalDocument
 from retrieval.documents import MAX_DOCUMENTS_PAGE, DocumentPage
 from retrieval.models import SearchFilters
@@ -40,7 +42,8 @@ class Deleted(BaseModel):
     deleted: bool
 
 
-@router.get("/documents", response_model=DocumentPage, summary="The indexed documents, filtered and paginated")
+@router.get("/documents", response_model=DocumentPage, summary="The indexed documents, filtered and paginated",
+            responses=errors(422))
 def list_documents(
     doc_type: FilterName = None,
     issuing_body: FilterName = None,
@@ -54,30 +57,35 @@ def list_documents(
     try:
         given = FiltersIn(doc_type=doc_type, issuing_body=issuing_body, date_from=date_from, date_to=date_to)
     except ValidationError as exc:
-        raise HTTPException(422, "; ".join(e["msg"] for e in exc.errors())) from None
+        raise RequestValidationError([{**e, "loc": ("query", *e["loc"])} for e in exc.errors()]) from None
     filters = SearchFilters.model_validate(given.model_dump())
-    return index.documents(filters, offset=offset, limit=limit)
+    page = index.documents(filters, offset=offset, limit=limit)
+    bounded = [d.model_copy(update={"issuing_body": clip(d.issuing_body, MAX_TITLE_CHARS)}) for d in page.documents]
+    return page.model_copy(update={"documents": bounded})
 
 
 @router.delete("/documents/{doc_id}", response_model=Deleted,
-               summary="Remove a document: its chunks, its record, and its kept PDF when nothing else uses it")
+               summary="Remove a document: its chunks, its record, and its kept PDF when nothing else uses it",
+               responses=errors(404, 422))
 def delete_document(doc_id: Id, index=Depends(get_index)) -> Deleted:
     if not index.delete_document(doc_id):
         raise HTTPException(404, f"no document {doc_id!r} in the index")
     return Deleted(doc_id=doc_id, deleted=True)
 
 
-@router.get("/documents/{doc_id}", response_model=LegalDocument, summary="A document: metadata, headings, Markdown")
-def get_document(doc_id: Id, index=Depends(get_index)) -> LegalDocument:
-    return _document(index, doc_id)
+@router.get("/documents/{doc_id}", response_model=DocumentResponse, summary="A document: metadata, headings, Markdown",
+            responses=errors(404, 422))
+def get_document(doc_id: Id, index=Depends(get_index)) -> DocumentResponse:
+    return DocumentResponse.of(_document(index, doc_id))
 
 
-@router.get("/chunks/{chunk_id}", response_model=ChunkResponse, summary="A chunk and its document's metadata")
+@router.get("/chunks/{chunk_id}", response_model=ChunkResponse, summary="A chunk (its whole text) and its document",
+            responses=errors(404, 422))
 def get_chunk(chunk_id: Id, index=Depends(get_index)) -> ChunkResponse:
     chunk = index.chunk(chunk_id)
     if chunk is None:
         raise HTTPException(404, f"no chunk {chunk_id!r} in the index")
-    return ChunkResponse(chunk=chunk, document=_document(index, chunk.doc_id).info())
+    return ChunkResponse(chunk=bounded_chunk(chunk), document=HitDocument.of(_document(index, chunk.doc_id)))
 
 
 def _parse_span(highlight: str | None, doc: LegalDocument) -> tuple[int, int] | None:
@@ -85,10 +93,10 @@ def _parse_span(highlight: str | None, doc: LegalDocument) -> tuple[int, int] | 
         return None
     start, end = (int(g) for g in _SPAN.match(highlight).groups())
     if start >= end or end > len(doc.markdown):
-        raise HTTPException(
-            422,
-            f"highlight {highlight!r}: need START < END <= {len(doc.markdown)} (offsets into the document Markdown)",
-        )
+        raise RequestValidationError([{
+            "type": "value_error", "loc": ("query", "highlight"),
+            "msg": f"need START < END <= {len(doc.markdown)} (offsets into the document Markdown)",
+        }])
     return start, end
 
 
@@ -98,7 +106,7 @@ def _parse_span(highlight: str | None, doc: LegalDocument) -> tuple[int, int] | 
     responses={200: {"content": {"image/png": {}}, "description": (
                 "The page as PNG. X-Highlighted-Words counts the highlighted words; X-Highlight-Box gives their bounds "
                 "as x0,y0,x1,y1 fractions of the page (to scroll a viewer to them)."
-            )}},
+            )}, **errors(404, 410, 422)},
     summary="A PDF page as PNG, with a cited span highlighted",
 )
 def page_image(

@@ -9,24 +9,26 @@ import hashlib
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
 from starlette.requests import ClientDisconnect
 
-from gaceta.api.deps import get_index
-from gaceta.api.schemas import IngestResponse
+from gaceta.api.deps import get_index, get_settings
+from gaceta.api.schemas import ErrorResponse, IngestResponse, errors, without_home
+from retrieval.settings import Settings
 
 router = APIRouter(tags=["ingest"])
-
-MAX_UPLOAD_BYTES = 2 << 30  # 2 GiB: the DOF's biggest annex is 4 MB; this only stops a runaway sender
 
 
 async def get_ingester(request: Request):
     return request.app.state.ingester
 
 
-def _response(index, outcome) -> Response:
+def _response(index, outcome, name: str, settings: Settings) -> Response:
+    """The outcome under the name the file was sent as: the server's upload folder never leaves it."""
     from gaceta.api.ingest import chunker_version
 
-    body = IngestResponse(outcome=outcome, embedding_model=index.embedder.model_id, chunker_version=chunker_version(),
+    public = outcome.model_copy(update={"path": name, "reason": without_home(outcome.reason, settings.home)})
+    body = IngestResponse(outcome=public, embedding_model=index.embedder.model_id, chunker_version=chunker_version(),
                           revision=index.store.revision)
     return Response(body.model_dump_json(), media_type="application/json")
 
@@ -34,7 +36,8 @@ def _response(index, outcome) -> Response:
 @router.get(
     "/ingest/{sha256}", response_model=IngestResponse,
     summary="The `cached` outcome of a file this index already holds (by its bytes' sha256); 404 when it must be sent",
-    responses={404: {"description": "Not indexed (or not as it would be indexed now): POST the file."}},
+    responses={**errors(422), 404: {"model": ErrorResponse,
+                                    "description": "Not indexed (or not as it would be indexed now): POST the file."}},
 )
 def ingest_known(
     sha256: Annotated[str, Path(pattern="^[0-9a-f]{64}$", description="The file's sha256, lowercase hex.")],
@@ -42,19 +45,21 @@ def ingest_known(
     context: Annotated[bool | None, Query(description="Contextual blurbs (unset: the server's GACETA_CONTEXT).")] = None,
     index=Depends(get_index),
     ingester=Depends(get_ingester),
+    settings: Settings = Depends(get_settings),
 ) -> Response:
     """Asked before an upload: the index's own answer (`Index.indexed_documents`), so an unchanged file costs its
     hash and this look-up, not its bytes."""
     outcome = ingester.indexed(name, sha256, context)
     if outcome is None:
         raise HTTPException(404, "not indexed: send the file with POST /ingest")
-    return _response(index, outcome)
+    return _response(index, outcome, name, settings)
 
 
 @router.post(
     "/ingest", response_model=IngestResponse, summary="Index one PDF (the request body); answered once it is searchable",
     openapi_extra={"requestBody": {"required": True, "content": {"application/octet-stream": {"schema": {
         "type": "string", "format": "binary"}}}}},
+    responses=errors(413, 422),
 )
 async def ingest(
     request: Request,
@@ -66,17 +71,17 @@ async def ingest(
         "old one. Unset: the kept upload's path."))] = None,
     index=Depends(get_index),
     ingester=Depends(get_ingester),
+    settings: Settings = Depends(get_settings),
 ) -> Response:
     """Parse → chunk → (blurbs) → embed at low CPU priority, then the document's chunks become searchable at once.
-    One file at a time; the reply is the file's outcome (`ok`, `cached` or `failed` with its reason)."""
+    One file at a time; the reply is the file's outcome (`ok`, `cached` or `failed` with its reason). A body over
+    GACETA_MAX_UPLOAD_BYTES is refused with 413 as it streams in (at once when its Content-Length says so)."""
     tmp, fh = ingester.receive(name)
     digest, size = hashlib.sha256(), 0
     try:
         with fh:
             async for block in request.stream():
                 size += len(block)
-                if size > MAX_UPLOAD_BYTES:
-                    raise HTTPException(413, f"upload larger than {MAX_UPLOAD_BYTES} bytes")
                 digest.update(block)
                 fh.write(block)
     except ClientDisconnect:  # the sender went away mid-upload: nothing was indexed, nothing is kept
@@ -87,9 +92,10 @@ async def ingest(
         raise
     if size == 0:
         ingester.discard(tmp)
-        raise HTTPException(422, "empty upload: send the PDF's bytes as the request body")
+        raise RequestValidationError([{"type": "missing", "loc": ("body",),
+                                       "msg": "empty upload: send the PDF's bytes as the request body"}])
     sha256 = digest.hexdigest()
     path = ingester.keep(tmp, sha256, name)
     # The job runs to its end even if this request is cancelled (a client that hangs up after the upload).
     outcome = await asyncio.shield(asyncio.wrap_future(ingester.submit(path, sha256, context, source)))
-    return _response(index, outcome)
+    return _response(index, outcome, name, settings)
