@@ -71,6 +71,15 @@ class Settings(BaseSettings):
     # HTTP API
     api_key: str | None = Field(None, description="When set, every route but /healthz needs 'Authorization: Bearer …'.")
     # Limits (issue 16)
+    max_request_bytes: int = Field(
+        1 << 20, ge=1024, description="GACETA_MAX_REQUEST_BYTES: the largest request body the API accepts (a JSON "
+        "query or question; POST /ingest has its own limit): 413 beyond it, answered before the body is read.")
+    max_upload_bytes: int = Field(
+        2 << 30, ge=1 << 20, description="GACETA_MAX_UPLOAD_BYTES: the largest PDF POST /ingest accepts (413 beyond it).")
+    max_hit_chars: int = Field(
+        20_000, ge=200, description="GACETA_MAX_HIT_CHARS: the longest chunk text a search hit or answer source carries "
+        "(a cut text is marked `truncated`; a chunk is a few thousand characters, so only a degenerate one is cut); a "
+        "client asks for less with `max_chars`.")
 
 
     @property
