@@ -1,0 +1,8 @@
+"""Attribution of any text to the official text: sentence support and quote verification (`attribute`)."""
+
+from retrieval.attribution.attribute import MAX_DOC_IDS, MAX_TEXT_CHARS, UnknownDocuments, attribute
+from retrieval.attribution.models import (AttributionResult, AttributionSummary, QuoteCheck, QuoteStatus,
+                                          SentenceAttribution)
+
+__all__ = ["MAX_DOC_IDS", "MAX_TEXT_CHARS", "AttributionResult", "AttributionSummary", "QuoteCheck", "QuoteStatus",
+           "SentenceAttribution", "UnknownDocuments", "attribute"]
