@@ -15,8 +15,8 @@ from retrieval.owner import (OWNER_FILE, Owner, OwnerError, OwnerUnreachable, fi
                              write_owner)
 
 if TYPE_CHECKING:
+    from gaceta.api.routes.attribute import AttributionResponse
     from gaceta.api.schemas import AnswerResponse, IngestResponse, SearchResponse
-    from retrieval.attribution import AttributionResult
     from retrieval.index import IndexStatus
 
 __all__ = ["OWNER_FILE", "Owner", "OwnerClient", "OwnerError", "OwnerUnreachable", "find_owner", "owner_path",
@@ -73,8 +73,8 @@ class OwnerClient:
 
         return IngestResponse.model_validate(self.owner.ingest(path, path.name, context, http=self._http))
 
-    def attribute(self, body: dict[str, Any]) -> AttributionResult:
+    def attribute(self, body: dict[str, Any]) -> AttributionResponse:
         """`POST /attribute`: the text's sentences and quotes checked against the official text."""
-        from retrieval.attribution import AttributionResult
+        from gaceta.api.routes.attribute import AttributionResponse
 
-        return AttributionResult.model_validate_json(self._call("POST", "/attribute", json=body).content)
+        return AttributionResponse.model_validate_json(self._call("POST", "/attribute", json=body).content)
