@@ -23,13 +23,13 @@ from prefect.states import Completed, Failed, State
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from flows import progress
-from flows.discovery import discover
-from flows.models import STAGES, ContextMode, FileOutcome, FileStatus, IngestSummary, RunFailed, summary_of
+from flows.discovery import Candidate, candidates, discover
+from flows.models import (STAGES, ContextMode, FileOutcome, FileStatus, IngestSummary, RunFailed, printable,
+                          summary_of)
 from flows.run_log import record_run
 from flows.tasks import (ANTHROPIC_LIMIT, ANTHROPIC_SLOTS, index_file, open_index, optimize_index, run_logger,
                          send_file, tracked)
 from ingest.contextualize import PROMPT_VERSION
-from retrieval.files import file_sha256
 from retrieval.settings import Settings
 
 FILE_WORKERS = 2  # files in flight: one parses while another chunks/embeds (each stage is locked per process)
@@ -101,18 +101,39 @@ def _owner(settings: Settings):
         return None, ""  # not answering (starting, or a stale file): opening the index says who holds it
 
 
-def _file_outcome(future, path: Path, sha: str) -> FileOutcome:
+def _slot(item: Candidate, owner, index, settings: Settings, mode: ContextMode, pool: ThreadPoolExecutor | None):
+    """The file's outcome when the index already holds it (`cached`), else (candidate, its submitted task)."""
+    path = str(item.path)
+    if owner is not None:  # the owner asks its index whether the file is there (`Index.indexed_documents`)
+        args = dict(path=path, name=item.path.name, sha256=item.sha256, owner=owner,
+                    use_context=mode is ContextMode.on)
+        return item, _submit_file(send_file, args, pool)
+    doc_ids = indexed_documents(index, item.sha256, mode)
+    if doc_ids is not None:
+        return FileOutcome(path=path, status=FileStatus.cached, from_cache=True, sha256=item.sha256,
+                           link=item.link, doc_ids=doc_ids, documents=len(doc_ids))
+    args = dict(path=path, name=item.path.name, sha256=item.sha256, settings=settings,
+                use_context=mode is ContextMode.on)
+    return item, _submit_file(index_file, args, pool)
+
+
+def _file_outcome(item: Candidate, future) -> FileOutcome:
     if isinstance(future, Future):
         try:
-            return future.result()
+            outcome = future.result()
         except Exception as exc:  # one file's error never stops the others
-            return FileOutcome(path=str(path), status=FileStatus.failed, sha256=sha,
-                               reason=f"{type(exc).__name__}: {exc}")
-    future.wait()
-    state = future.state
-    if state.is_completed():
-        return state.result()
-    return FileOutcome(path=str(path), status=FileStatus.failed, sha256=sha, reason=_failure_reason(state))
+            outcome = FileOutcome(path=str(item.path), status=FileStatus.failed, sha256=item.sha256,
+                                  reason=f"{type(exc).__name__}: {exc}")
+    else:
+        future.wait()
+        state = future.state
+        if state.is_completed():
+            outcome = state.result()
+        else:
+            outcome = FileOutcome(path=str(item.path), status=FileStatus.failed, sha256=item.sha256,
+                                  reason=_failure_reason(state))
+    outcome.link = item.link
+    return outcome
 
 
 @flow(name="ingest", task_runner=ThreadPoolTaskRunner(max_workers=FILE_WORKERS), validate_parameters=True)
@@ -127,8 +148,9 @@ def ingest(paths: list[str] | None = None, context: bool | None = None) -> Inges
         inbox = inbox_dir(settings)
         inbox.mkdir(parents=True, exist_ok=True)
         paths = [str(inbox)]
-    pdfs, others = discover(paths)
-    progress.emit("discovered", pdfs=len(pdfs), others=len(others))
+    found = discover(paths)
+    pdfs = candidates(found)
+    progress.emit("discovered", pdfs=len(pdfs), others=len(found) - len(pdfs))
 
     # While `gaceta serve` owns the embedded index, each file goes to it (it indexes with these same steps and
     # upserts itself); otherwise this run opens the index. The summary and the run log are the same either way.
@@ -147,28 +169,23 @@ def ingest(paths: list[str] | None = None, context: bool | None = None) -> Inges
         ensure_anthropic_limit()
 
     pool = None if in_run else ThreadPoolExecutor(max_workers=FILE_WORKERS, thread_name_prefix="ingest")
-    slots: list[FileOutcome | tuple] = list(others)
-    for path in pdfs:
-        sha = file_sha256(path)
-        if owner is not None:  # the owner asks its index whether the file is there (`Index.indexed_documents`)
-            args = dict(path=str(path), name=path.name, sha256=sha, owner=owner, use_context=mode is ContextMode.on)
-            slots.append((path, sha, _submit_file(send_file, args, pool)))
+    slots: list[FileOutcome | tuple] = []
+    for item in found:
+        if isinstance(item, FileOutcome):
+            slots.append(item)
             continue
-        doc_ids = indexed_documents(index, sha, mode)
-        if doc_ids is not None:
-            slots.append(FileOutcome(path=str(path), status=FileStatus.cached, from_cache=True, sha256=sha,
-                                     doc_ids=doc_ids, documents=len(doc_ids)))
-            continue
-        args = dict(path=str(path), name=path.name, sha256=sha, settings=settings,
-                    use_context=mode is ContextMode.on)
-        slots.append((path, sha, _submit_file(index_file, args, pool)))
+        try:
+            slots.append(_slot(item, owner, index, settings, mode, pool))
+        except Exception as exc:  # one file's error never stops the others: it is that file's outcome
+            slots.append(FileOutcome(path=str(item.path), status=FileStatus.failed, sha256=item.sha256,
+                                     link=item.link, reason=f"{type(exc).__name__}: {exc}"))
 
     outcomes: list[FileOutcome] = []
     try:
         for slot in slots:
-            outcome = _file_outcome(slot[2], slot[0], slot[1]) if isinstance(slot, tuple) else slot
+            outcome = _file_outcome(*slot) if isinstance(slot, tuple) else slot
             if outcome.status is FileStatus.failed:
-                logger.warning("failed: %s: %s", Path(outcome.path).name, outcome.reason)
+                logger.warning("failed: %s: %s", printable(outcome.path), printable(outcome.reason))
             outcomes.append(outcome)
             progress.emit("file_done", outcome=outcome)
     finally:
@@ -187,13 +204,15 @@ def ingest(paths: list[str] | None = None, context: bool | None = None) -> Inges
                 summary.stages[stage] = round(summary.stages[stage] + outcome.stages.get(stage, 0.0), 3)
             if outcome.context is not None:
                 summary.anthropic.add(outcome.context)
-    if summary.files_ok and owner is None:  # the owner optimizes itself once its queue is empty
-        t_opt = time.perf_counter()
-        optimize_index(settings)
-        summary.stages["optimize"] = round(time.perf_counter() - t_opt, 3)
-    summary.finished_at = dt.datetime.now(dt.timezone.utc)
-    summary.seconds = round(time.perf_counter() - t0, 3)
-    record_run(summary, settings.home)
+    try:
+        if summary.files_ok and owner is None:  # the owner optimizes itself once its queue is empty
+            t_opt = time.perf_counter()
+            optimize_index(settings)
+            summary.stages["optimize"] = round(time.perf_counter() - t_opt, 3)
+    finally:  # the run's record is written even when the final optimize fails
+        summary.finished_at = dt.datetime.now(dt.timezone.utc)
+        summary.seconds = round(time.perf_counter() - t0, 3)
+        record_run(summary, settings.home)
     logger.info("ingest: %s", summary.headline())
     if summary.nothing_done:
         message = f"nothing could be indexed: {summary.headline()}"

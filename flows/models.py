@@ -4,20 +4,75 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
+import logging
+import unicodedata
 from enum import Enum
 
-from pydantic import BaseModel, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
+from pydantic_core import PydanticSerializationError
 
 from ingest.contextualize import BlurbUsage
 
 STAGES = ("parse", "chunk", "contextualize", "embed", "upsert")
 
 
+log = logging.getLogger("gaceta.ingest")
+
+
+def safe_text(text: str) -> str:
+    """`text` as valid UTF-8. A file name that is not UTF-8 reaches Python with its undecodable bytes as lone
+    surrogates (PEP 383, `os.fsdecode`), which no JSON encoder writes: each such byte becomes the four characters
+    `\\xNN` (the name `bad\\xffname.pdf` for the bytes `bad<0xff>name.pdf`); any other lone surrogate becomes
+    `\\udNNN`. Text that is valid UTF-8 is returned unchanged."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def printable(text: str) -> str:
+    """`text` for one line of a terminal or a log: `safe_text`, and control characters (a newline in a file name, an
+    escape sequence) shown as Python escapes (`\\n`, `\\x1b`), so a name can neither break a line nor drive the
+    terminal."""
+    return "".join(repr(ch)[1:-1] if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch
+                   for ch in safe_text(text))
+
+
+def has_undecodable(text: str) -> bool:
+    """True when `text` (a path from `os.fsdecode`) carries bytes that are not UTF-8."""
+    try:
+        text.encode("utf-8")
+        return False
+    except UnicodeEncodeError:
+        return True
+
+
 class FileStatus(str, Enum):
     ok = "ok"  # parsed and indexed in this run
     cached = "cached"  # already indexed with the same sha256, chunker version, embedding model and context mode
-    skipped = "skipped"  # not a PDF: never opened
-    failed = "failed"  # a parse status other than ok, or an exception; `reason` says which
+    skipped = "skipped"  # never opened: not a PDF by name, not a regular file, a duplicate…; `issue` says which
+    failed = "failed"  # a parse status other than ok, an unreadable or missing file, or an exception; `reason` says
+
+
+class InputIssue(str, Enum):
+    """Why a path found by an ingest run was not parsed (`FileOutcome.issue`); parse failures have `parse_status`."""
+
+    missing = "missing"  # no such file or folder (failed)
+    not_pdf_name = "not_pdf_name"  # a regular file whose name does not end in .pdf (skipped)
+    name_not_utf8 = "name_not_utf8"  # the name's bytes are not UTF-8; shown with \xNN escapes (skipped)
+    not_regular = "not_regular"  # a FIFO, socket or device: never opened (skipped)
+    folder_named_pdf = "folder_named_pdf"  # a folder whose name ends in .pdf: walked like any folder (skipped)
+    folder_symlink = "folder_symlink"  # a symlink to a folder inside a walked folder: not followed (skipped)
+    dangling_symlink = "dangling_symlink"  # a symlink whose target does not exist (failed when named .pdf)
+    symlink_loop = "symlink_loop"  # a symlink that resolves to itself (failed when named .pdf)
+    unreadable = "unreadable"  # the file or folder cannot be read (permissions, I/O error) (failed)
+    duplicate = "duplicate"  # the same file, or the same bytes, as an earlier path of this run (skipped)
 
 
 class ContextMode(str, Enum):
@@ -44,9 +99,17 @@ def summary_of(result: object) -> object:
 
 
 class FileOutcome(BaseModel):
+    """One input path's outcome. `path` is the path as found (made valid UTF-8 by `safe_text`: a name that is not
+    UTF-8 shows its bytes as `\\xNN`); `link` is where a symlink points, resolved; `issue` names why a path was not
+    parsed, `parse_status` why a parsed file yielded nothing."""
+
+    model_config = ConfigDict(validate_assignment=True)  # a path or reason set later is made safe too
+
     path: str
     status: FileStatus
     reason: str = ""
+    issue: InputIssue | None = None
+    link: str | None = None
     from_cache: bool = False  # outcome read from the per-file cache record (nothing re-done)
     sha256: str | None = None
     parse_status: str | None = None
@@ -58,6 +121,17 @@ class FileOutcome(BaseModel):
     stages: dict[str, float] = {}
     ocr_pages: int = 0
     context: BlurbUsage | None = None
+
+    @field_validator("path", "reason", "link")
+    @classmethod
+    def _valid_utf8(cls, value: str | None) -> str | None:
+        return None if value is None else safe_text(value)
+
+
+def unserialisable(outcome: FileOutcome, exc: Exception) -> FileOutcome:
+    """What stands in the run record for an outcome that cannot be written as JSON: its path, status and why."""
+    return FileOutcome(path=outcome.path, status=outcome.status, issue=outcome.issue,
+                       reason=f"this file's outcome could not be recorded: {type(exc).__name__}: {exc}")
 
 
 class IngestSummary(BaseModel):
@@ -136,6 +210,24 @@ class IngestSummary(BaseModel):
     def nothing_done(self) -> bool:
         """True when files failed and none was indexed or already cached: the run is 'Failed'."""
         return self.files_failed > 0 and self.files_ok + self.files_cached == 0
+
+    def to_json(self) -> str:
+        """The summary as JSON, always: an outcome that cannot be serialised is replaced by `unserialisable` (its
+        path, status and the error), so one file never costs the run its record or its `--json`."""
+        try:
+            return self.model_dump_json(indent=2)
+        except (PydanticSerializationError, ValueError) as exc:
+            log.warning("ingest summary: %s; writing the outcomes one by one", exc)
+        files = []
+        for outcome in self.files:
+            try:
+                outcome.model_dump_json()
+                files.append(outcome)
+            except (PydanticSerializationError, ValueError) as exc:
+                files.append(unserialisable(outcome, exc))
+        data = json.loads(self.model_copy(update={"files": []}).model_dump_json())
+        data["files"] = [json.loads(f.model_dump_json()) for f in files]
+        return json.dumps(data, indent=2)
 
     def headline(self) -> str:
         return (f"{self.files_ok} ok, {self.files_cached} cached, {self.files_skipped} skipped, "

@@ -25,7 +25,7 @@ from prefect.exceptions import MissingContextError
 from prefect.tasks import exponential_backoff
 
 from flows import progress
-from flows.models import FileOutcome, FileStatus
+from flows.models import FileOutcome, FileStatus, printable
 from ingest.contextualize import BlurbUsage, anthropic_client, contextualize_chunks
 from ingest.models import Chunk, LegalDocument, ParseResult
 from retrieval.index import Embedded
@@ -219,6 +219,7 @@ def prepare_file(path: str, name: str, sha256: str, settings: Settings,
     stages: dict[str, float] = {}
     t0 = time.perf_counter()
     progress.emit("file_started", path=path)
+    name = printable(name)  # one log line, whatever the file is called
     logger.info("stage parse: %s", name)
     parsed, stages["parse"] = call(parse_task, path)
     pages = parsed.source.pages
@@ -259,6 +260,7 @@ def index_file(path: str, name: str, sha256: str, settings: Settings, use_contex
     outcome, documents, chunks, embedded = prepare_file(path, name, sha256, settings, use_context)
     if outcome.status is not FileStatus.ok:
         return outcome
+    name = printable(name)
     logger = run_logger()
     logger.info("stage upsert: %s (%d documents)", name, len(documents))
     outcome.stages["upsert"] = round(call(upsert_task, documents, chunks, embedded, settings), 4)
@@ -278,14 +280,16 @@ def send_file(path: str, name: str, sha256: str, owner, use_context: bool) -> Fi
     logger = run_logger()
     t0 = time.perf_counter()
     progress.emit("file_started", path=path)
-    logger.info("sending %s to the index's owner (pid %d, %s)", name, owner.pid, owner.url)
+    logger.info("sending %s to the index's owner (pid %d, %s)", printable(name), owner.pid, owner.url)
     try:
         reply = owner.ingest(path, name, use_context, sha256=sha256)
     except OwnerError as exc:
         return FileOutcome(path=path, status=FileStatus.failed, sha256=sha256, reason=str(exc),
                            seconds=round(time.perf_counter() - t0, 3))
-    outcome = FileOutcome.model_validate(reply["outcome"]).model_copy(update={"path": path})
+    outcome = FileOutcome.model_validate(reply["outcome"])
+    outcome.path = path
     if outcome.status is not FileStatus.cached:
         outcome.seconds = round(time.perf_counter() - t0, 3)
-    logger.info("%s: %s by the owner%s", name, outcome.status.value, f" ({outcome.reason})" if outcome.reason else "")
+    logger.info("%s: %s by the owner%s", printable(name), outcome.status.value,
+                f" ({printable(outcome.reason)})" if outcome.reason else "")
     return outcome

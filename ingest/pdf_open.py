@@ -7,13 +7,25 @@ a file is encrypted, not a PDF, or unreadable without a traceback and without th
 from __future__ import annotations
 
 import hashlib
+import logging
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pymupdf
 
 from ingest.models import ParseStatus, SourceFile
+
+# MuPDF's messages (its errors on a damaged file: "format error: object is not a stream") are printed by PyMuPDF to
+# stdout by default, which corrupts a command's `--json`. Once, for every use of PyMuPDF in the process: they go to
+# the Python log (logger "pymupdf", at WARNING, so stderr unless logging is configured otherwise). Warnings are not
+# displayed but collected (`TOOLS.mupdf_warnings`) into each file's `warnings`.
+MUPDF_LOG = logging.getLogger("pymupdf")
+pymupdf.set_messages(pylogging_logger=MUPDF_LOG, pylogging_level=logging.WARNING)
+pymupdf.TOOLS.mupdf_display_errors(True)
+pymupdf.TOOLS.mupdf_display_warnings(False)
 
 # Junk bytes before "%PDF" (the NOM files carry ~170 kB of NULs) are tolerated up to this offset; MuPDF repairs them.
 _HEADER_SEARCH_BYTES = 4 << 20
@@ -35,11 +47,42 @@ def _source(path: Path, data: bytes) -> SourceFile:
     return SourceFile(path=str(path), sha256=hashlib.sha256(data).hexdigest(), bytes=len(data))
 
 
+def _kind(mode: int) -> str:
+    for test, words in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+                        (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                        (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return words
+    return "not a regular file"
+
+
+class _NotRegular(OSError):
+    pass
+
+
+def read_regular(path: Path) -> bytes:
+    """A regular file's bytes. Anything else (a FIFO would block forever, `/dev/zero` never ends, a folder) is refused
+    from its `stat`, before it is opened, and again on the open descriptor (opened without blocking) in case the path
+    changed in between."""
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        raise _NotRegular(f"{_kind(mode)}, not a regular file")
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as fh:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise _NotRegular(f"{_kind(mode)}, not a regular file")
+        return fh.read()
+
+
 def open_pdf(path: str | Path) -> OpenedPdf:
     """Read and open `path`; the result's `doc` is None whenever `status` is not ok."""
     path = Path(path)
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
+    except _NotRegular as exc:
+        src = SourceFile(path=str(path), sha256="", bytes=0)
+        return OpenedPdf(src, status=ParseStatus.unreadable, message=f"cannot read file: {exc}")
     except OSError as exc:
         src = SourceFile(path=str(path), sha256="", bytes=0)
         return OpenedPdf(src, status=ParseStatus.unreadable, message=f"cannot read file: {exc.strerror or exc}")

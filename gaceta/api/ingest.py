@@ -17,6 +17,7 @@ such a file is reported `cached`, exactly as a local run reports it. Uploads are
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import signal
@@ -32,6 +33,7 @@ from typing import Any
 from flows.models import FileOutcome, FileStatus
 from retrieval.settings import Settings
 
+log = logging.getLogger("gaceta.api")
 NICE = 19  # the child's niceness: the kernel gives it what queries leave over (≈ 1.5% of a core when contended)
 _SAFE_NAME = re.compile(r"[^\w.()\- ]+")
 
@@ -163,9 +165,15 @@ class Ingester:
             outcome = prepared.outcome
             if outcome.status is FileStatus.ok:
                 t = time.perf_counter()
-                self._write(prepared.documents, prepared.chunks, prepared.embedded, source)
-                self.index.store.flush()
-                outcome.stages["upsert"] = round(time.perf_counter() - t, 4)
+                try:
+                    self._write(prepared.documents, prepared.chunks, prepared.embedded, source)
+                    self.index.store.flush()
+                except Exception as exc:  # this file's outcome (logged with its trace): the server goes on
+                    log.exception("ingest: writing %s failed", path.name)
+                    outcome = FileOutcome(path=str(path), status=FileStatus.failed, sha256=sha256,
+                                          reason=f"{type(exc).__name__}: {exc}")
+                else:
+                    outcome.stages["upsert"] = round(time.perf_counter() - t, 4)
             outcome.path = str(path)
             outcome.seconds = round(time.perf_counter() - t0, 3)
             return outcome

@@ -9,6 +9,7 @@ from typing import Any, NoReturn
 
 import typer
 from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError
 from rich.console import Console
 
 console = Console(highlight=False)
@@ -72,10 +73,49 @@ def fail(message: str, code: int = 1) -> NoReturn:
 
 
 def print_json(payload: Any) -> None:
-    """Machine-readable output on stdout (pydantic models, lists of them, or plain data)."""
-    if isinstance(payload, BaseModel):
-        sys.stdout.write(payload.model_dump_json(indent=2) + "\n")
-        return
-    if isinstance(payload, list) and payload and isinstance(payload[0], BaseModel):
-        payload = [p.model_dump(mode="json") for p in payload]
-    sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False, default=str) + "\n")
+    """Machine-readable output on stdout (pydantic models, lists of them, or plain data), always valid UTF-8 JSON:
+    text that is not (a file name's undecodable bytes) is written with `\\xNN` escapes (`flows.models.safe_text`)."""
+    if hasattr(payload, "to_json") and isinstance(payload, BaseModel):  # writes itself whatever it holds
+        text = payload.to_json()
+    elif isinstance(payload, BaseModel):
+        try:
+            text = payload.model_dump_json(indent=2)
+        except PydanticSerializationError:
+            text = _dumps(payload.model_dump(mode="json"))
+    else:
+        if isinstance(payload, list) and payload and isinstance(payload[0], BaseModel):
+            payload = [p.model_dump(mode="json") for p in payload]
+        text = _dumps(payload)
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def _dumps(data: Any) -> str:
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: a file name that is not UTF-8
+        text = json.dumps(_valid_utf8(data), indent=2, ensure_ascii=False, default=str)
+    return text
+
+
+def _valid_utf8(data: Any) -> Any:
+    from flows.models import safe_text
+
+    if isinstance(data, str):
+        return safe_text(data)
+    if isinstance(data, dict):
+        return {_valid_utf8(k): _valid_utf8(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_valid_utf8(v) for v in data]
+    return data
+
+
+def shown(text: str) -> str:
+    """A file name or reason for one line of the terminal: printable (`flows.models.printable`) and with Rich markup
+    escaped (a file named "[red]x.pdf" or "[/]" is shown as such, never interpreted)."""
+    from rich.markup import escape
+
+    from flows.models import printable
+
+    return escape(printable(text))

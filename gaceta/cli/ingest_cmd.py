@@ -12,7 +12,7 @@ from typing import Any
 
 import typer
 
-from gaceta.cli.common import NO_OWNER, console, err_console, fail, print_json, settings, via_owner
+from gaceta.cli.common import NO_OWNER, console, err_console, fail, print_json, settings, shown, via_owner
 
 
 def register(app: typer.Typer) -> None:
@@ -26,7 +26,7 @@ def ingest_command(
     json_out: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
 ) -> None:
     """Index PDFs: parse → chunk → (contextualize) → embed → upsert, cached per file."""
-    missing = [str(p) for p in paths if not p.exists()]
+    missing = [shown(str(p)) for p in paths if not os.path.lexists(p)]  # a dangling symlink gets its own status
     if missing:
         fail(f"no such file or folder: {', '.join(missing)}")
     # While `gaceta serve` owns the embedded index, the files go to it (gaceta/cli/ingest_owner.py).
@@ -97,12 +97,12 @@ class _ProgressView:
         if event == "discovered":
             self.progress.update(self.files, total=data["pdfs"])
         elif event == "file_started":
-            self.progress.update(self.files, note=Path(data["path"]).name)
+            self.progress.update(self.files, note=shown(Path(data["path"]).name))
         elif event == "parsed":
             self.progress.advance(self.pages, data["pages"])
         elif event == "chunked":
             self.progress.advance(self.chunks, data["chunks"])
-        elif event == "file_done" and data["outcome"].status.value != "skipped":
+        elif event == "file_done" and data["outcome"].issue is None:  # one of the run's PDFs
             self.progress.advance(self.files)
 
 
@@ -119,26 +119,30 @@ class _ProgressLines:
     def __exit__(self, *exc: object) -> None:
         pass
 
-    def _line(self, text: str) -> None:
+    @staticmethod
+    def _line(text: str) -> None:
         # one write a line: two files run at once, and print() writes the newline apart
         sys.stderr.write(f"ingest: {text}\n")
         sys.stderr.flush()
 
     def on_event(self, event: str, data: dict[str, Any]) -> None:
+        from flows.models import printable  # a name with a newline or escape codes stays one plain line
+
         if event == "discovered":
             self.total = data["pdfs"]
             self._line(f"{data['pdfs']} PDF(s), {data['others']} other path(s)")
         elif event == "file_started":
-            self._line(f"[{self.done + 1}/{self.total}] {Path(data['path']).name}: started")
+            self._line(f"[{self.done + 1}/{self.total}] {printable(Path(data['path']).name)}: started")
         elif event == "file_done":
             outcome = data["outcome"]
-            if outcome.status.value == "skipped":
-                return
-            self.done += 1
             detail = (f"{outcome.documents} documents, {outcome.chunks} chunks, {outcome.pages} pages in "
                       f"{outcome.seconds:.1f} s" if outcome.status.value == "ok" else outcome.reason)
-            self._line(f"[{self.done}/{self.total}] {Path(outcome.path).name}: {outcome.status.value}"
-                       + (f" ({detail})" if detail else ""))
+            if outcome.issue is not None:  # never one of the run's PDFs: said, not counted
+                self._line(f"{printable(outcome.path)}: {outcome.status.value} ({printable(detail)})")
+                return
+            self.done += 1
+            self._line(f"[{self.done}/{self.total}] {printable(Path(outcome.path).name)}: {outcome.status.value}"
+                       + (f" ({printable(detail)})" if detail else ""))
 
 
 def _print_summary(summary, state: str) -> None:
@@ -149,7 +153,7 @@ def _print_summary(summary, state: str) -> None:
     totals.add_column(justify="right")
     rows = [
         ("files ok", summary.files_ok), ("files cached (skipped)", summary.files_cached),
-        ("files not PDF (skipped)", summary.files_skipped), ("files failed", summary.files_failed),
+        ("files skipped", summary.files_skipped), ("files failed", summary.files_failed),
         ("documents", summary.documents), ("chunks", summary.chunks), ("pages", summary.pages),
         ("seconds", f"{summary.seconds:.1f}"), ("pages/s", f"{summary.pages_per_s:.2f}"),
         ("chunks/s", f"{summary.chunks_per_s:.2f}"),
@@ -172,5 +176,5 @@ def _print_summary(summary, state: str) -> None:
         for column in ("file", "status", "reason"):
             table.add_column(column)
         for f in problems:
-            table.add_row(Path(f.path).name, f.status.value, f.reason)
+            table.add_row(shown(f.path), f.status.value, shown(f.reason))
         console.print(table)

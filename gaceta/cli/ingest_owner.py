@@ -15,32 +15,44 @@ def ingest_through_owner(client, home: Path, paths: list[Path], context: bool | 
     """Send every PDF under `paths`, one at a time; returns the run's state name (Completed/Failed)."""
     from contextlib import nullcontext
 
-    from flows.discovery import discover
+    from flows.discovery import candidates, discover
     from flows.models import FileOutcome, FileStatus, IngestSummary
     from flows.run_log import record_run
+    from gaceta.cli.common import shown
     from gaceta.cli.ingest_cmd import _print_summary
     from gaceta.client import OwnerError, OwnerUnreachable
 
     started = dt.datetime.now(dt.timezone.utc)
     t0 = time.perf_counter()
-    pdfs, outcomes = discover(paths)
+    found = discover(paths)  # what the flow discovers: every path gets an outcome, only regular PDFs are sent
+    total = len(candidates(found))
+    outcomes: list[FileOutcome] = []
     model = version = ""
-    for i, path in enumerate(pdfs, 1):
-        note = f"{client.owner.url} (pid {client.owner.pid}) is indexing {path.name} ({i}/{len(pdfs)})…"
+    sent = 0
+    for item in found:
+        if isinstance(item, FileOutcome):
+            outcomes.append(item)
+            continue
+        path = item.path
+        sent += 1
+        note = f"{client.owner.url} (pid {client.owner.pid}) is indexing {shown(path.name)} ({sent}/{total})…"
         with nullcontext() if json_out else err_console.status(note):
             try:
                 reply = client.ingest(path, context)
             except OwnerUnreachable:
                 raise  # the owner is gone: the command indexes the files itself
-            except OwnerError as exc:  # a refused file is that file's outcome; the others go on
-                outcomes.append(FileOutcome(path=str(path), status=FileStatus.failed, reason=str(exc)))
+            except (OwnerError, OSError) as exc:  # a refused or vanished file is its outcome; the others go on
+                reason = str(exc) if isinstance(exc, OwnerError) else f"cannot read: {exc.strerror or exc}"
+                outcomes.append(FileOutcome(path=str(path), status=FileStatus.failed, sha256=item.sha256,
+                                            link=item.link, reason=reason))
                 continue
-        outcome = reply.outcome.model_copy(update={"path": str(path)})
+        outcome = reply.outcome
+        outcome.path, outcome.link = str(path), item.link
         model, version = reply.embedding_model, reply.chunker_version
         outcomes.append(outcome)
         if not json_out:
-            err_console.print(f"[dim]{path.name}: {outcome.status.value}"
-                              f"{' — ' + outcome.reason if outcome.reason else ''}[/]")
+            err_console.print(f"[dim]{shown(path.name)}: {outcome.status.value}"
+                              f"{' — ' + shown(outcome.reason) if outcome.reason else ''}[/]")
     summary = IngestSummary(flow_run_name=f"via-owner-pid-{client.owner.pid}", started_at=started,
                             embedding_model=model, chunker_version=version, files=outcomes)
     for outcome in outcomes:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import typer
 
-from gaceta.cli.common import console, fail, print_json
+from gaceta.cli.common import console, fail, print_json, shown
 
 MAX_TOKENS = 256  # word-counted here; the embedder's tokenizer sizes chunks at ingest time
 
@@ -28,9 +29,11 @@ def register(app: typer.Typer) -> None:
         from ingest.chunker import chunk_document
         from ingest.parse import parse_pdf
 
-        missing = [str(f) for f in files if not f.is_file()]
+        missing = [shown(str(f)) for f in files if not os.path.lexists(f)]
         if missing:
             fail(f"no such file: {', '.join(missing)}")
+        # Every other path gets its parse status: a folder, a FIFO or a device is `unreadable` (never read), a
+        # dangling symlink too; MuPDF's messages go to the log (ingest.pdf_open), so stdout stays JSON.
         payload = []
         for path in files:
             result = parse_pdf(path)
@@ -47,17 +50,17 @@ def register(app: typer.Typer) -> None:
 def _print_human(result, chunks, markdown: bool) -> None:
     status = "[green]ok[/]" if result.ok else f"[red]{result.status.value}[/]"
     extra = f" — {result.message}" if result.message else ""
-    console.print(f"[bold]{result.source.path}[/]: {status}{extra} ({result.source.pages} pages, "
+    console.print(f"[bold]{shown(result.source.path)}[/]: {status}{shown(extra)} ({result.source.pages} pages, "
                   f"{len(result.documents)} documents)")
     if result.ocr_pages:
         console.print(f"  OCR'd pages: {result.ocr_pages}")
     for warning in result.warnings:
-        console.print(f"  [yellow]warning:[/] {warning}")
+        console.print(f"  [yellow]warning:[/] {shown(warning)}")
     for doc in result.documents:
         date = doc.publication_date.isoformat() if doc.publication_date else "-"
         printed = "–".join(p or "?" for p in doc.printed_pages) if any(doc.printed_pages) else "-"
-        console.print(f"  [bold cyan]{doc.doc_id}[/] {doc.doc_type or '-'} | {doc.title[:120]}")
-        console.print(f"    body: {doc.issuing_body or '-'} | date: {date} | section: {doc.section or '-'} | "
+        console.print(f"  [bold cyan]{doc.doc_id}[/] {doc.doc_type or '-'} | {shown(doc.title[:120])}")
+        console.print(f"    body: {shown(doc.issuing_body or '-')} | date: {date} | section: {shown(doc.section or '-')} | "
                       f"PDF pages {doc.pdf_pages[0]}–{doc.pdf_pages[1]} | printed {printed} | "
                       f"{len(doc.headings)} headings")
         if markdown:
