@@ -130,7 +130,16 @@ def _words(norm: str) -> list[tuple[str, int, int]]:
 
 def match_quote(quote: str, text: str) -> QuoteMatch | None:
     """Where `quote` lies in `text`: verbatim (modulo normalisation and elisions), or a close altered match, or
-    None. Offsets are raw `text` offsets."""
+    None. Offsets are raw `text` offsets; the span takes the punctuation mark the quote ends with when the text has
+    it there too."""
+    found = _match(quote, text)
+    last = quote.rstrip()[-1:]
+    if found is not None and last and last in _EDGE_PUNCT and text[found.end:found.end + 1] == last:
+        return QuoteMatch(found.exact, found.score, found.start, found.end + 1, found.diff)
+    return found
+
+
+def _match(quote: str, text: str) -> QuoteMatch | None:
     pieces = _pieces(quote)
     parts = [p for p in (_trimmed(piece)[0] for piece in pieces) if p]
     norm, index = _prepared(text)
