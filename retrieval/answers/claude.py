@@ -6,6 +6,10 @@ into the chunk text we sent, so chunk.start + index is the document offset, and 
 PDF page. The SDK retries 429/5xx/529 (overloaded) with backoff before a stream starts; an `error` event that opens
 a stream (overloaded mid-flight) is retried here the same way. Streaming attaches each `citations_delta` to the
 block its `index` names, whether it arrives before or after that block's text.
+
+With trimming on (GACETA_TRIM, trim.py) a document block holds only the chunk's sentences that matter to the
+question, runs joined by "[…]"; Claude's character indexes into that text are mapped back to document offsets
+through the trimmed source's pieces, so the Verifier checks them against the full chunk as before.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ import anthropic
 
 from retrieval.answers.base import AnswerError, Draft, DraftEvent, claim, orphan_claim
 from retrieval.answers.models import Citation, CitationEvent, TextEvent, TextSegment, Usage
-from retrieval.answers.tags import document_title
+from retrieval.answers.tags import document_title, trimmed_for
+from retrieval.answers.trim import Trimmed
 from retrieval.models import SearchHit
 from retrieval.settings import Settings
 
@@ -37,14 +42,15 @@ SYSTEM = (
 )
 
 
-def document_blocks(hits: list[SearchHit]) -> list[dict]:
+def document_blocks(hits: list[SearchHit], trimmed: Trimmed | None = None) -> list[dict]:
     blocks = []
-    for hit in hits:
+    for i, hit in enumerate(hits):
         context = hit.chunk.header + (f"\n\n{hit.chunk.context}" if hit.chunk.context else "")
+        text = trimmed.sources[i].text if trimmed is not None else hit.chunk.text
         blocks.append(
             {
                 "type": "document",
-                "source": {"type": "text", "media_type": "text/plain", "data": hit.chunk.text},
+                "source": {"type": "text", "media_type": "text/plain", "data": text},
                 "title": document_title(hit),
                 "context": context,
                 "citations": {"enabled": True},
@@ -53,17 +59,20 @@ def document_blocks(hits: list[SearchHit]) -> list[dict]:
     return blocks
 
 
-def map_citation(raw, hits: list[SearchHit]) -> Citation:
-    """An API citation (SDK object or dict) → our claim with document offsets; unknown documents → orphan."""
+def map_citation(raw, hits: list[SearchHit], trimmed: Trimmed | None = None) -> Citation:
+    """An API citation (SDK object or dict) → our claim with document offsets; unknown documents → orphan.
+    `trimmed`: the document blocks held trimmed text, whose indexes map back through its pieces."""
     get = raw.get if isinstance(raw, dict) else lambda k, d=None: getattr(raw, k, d)
     cited = get("cited_text") or ""
     index = get("document_index")
     if get("type") != "char_location" or not isinstance(index, int) or not 0 <= index < len(hits):
         return orphan_claim(f"document {index} ({get('type')})", cited)
     hit = hits[index]
-    start = hit.chunk.start + int(get("start_char_index") or 0)
-    end = hit.chunk.start + int(get("end_char_index") or 0)
-    return claim(hit, cited, start, end)
+    first, last = int(get("start_char_index") or 0), int(get("end_char_index") or 0)
+    if trimmed is not None:
+        source = trimmed.sources[index]
+        return claim(hit, cited, source.document_offset(first), source.document_offset(last))
+    return claim(hit, cited, hit.chunk.start + first, hit.chunk.start + last)
 
 
 def _usage(raw) -> Usage:
@@ -96,6 +105,7 @@ class ClaudeAnswerer:
         self.model = settings.anthropic_model
         self.max_retries = settings.anthropic_max_retries
         self.backoff_s = backoff_s
+        self.trim = settings.trim
         self.client = anthropic.Anthropic(
             api_key=key,
             base_url=settings.anthropic_base_url,
@@ -103,30 +113,33 @@ class ClaudeAnswerer:
             max_retries=settings.anthropic_max_retries,
         )
 
-    def _params(self, question: str, hits: list[SearchHit]) -> dict:
+    def _params(self, question: str, hits: list[SearchHit], trimmed: Trimmed | None) -> dict:
+        blocks = document_blocks(hits, trimmed)
         return {
             "model": self.model,
             "max_tokens": MAX_TOKENS,
             "system": SYSTEM,
-            "messages": [{"role": "user", "content": [*document_blocks(hits), {"type": "text", "text": question}]}],
+            "messages": [{"role": "user", "content": [*blocks, {"type": "text", "text": question}]}],
         }
 
     def answer(self, question: str, hits: list[SearchHit]) -> Draft:
+        trimmed = trimmed_for(question, hits, self.trim)
         try:
-            message = self.client.messages.create(**self._params(question, hits))
+            message = self.client.messages.create(**self._params(question, hits, trimmed))
         except anthropic.APIError as exc:
             raise AnswerError(f"Anthropic API failed after {self.max_retries + 1} attempts: {_describe(exc)}") from exc
         content = [
-            TextSegment(text=block.text, citations=[map_citation(c, hits) for c in (block.citations or [])])
+            TextSegment(text=block.text, citations=[map_citation(c, hits, trimmed) for c in (block.citations or [])])
             for block in message.content
             if block.type == "text"
         ]
         return Draft(content=content, model=message.model, usage=_usage(message.usage))
 
     def stream(self, question: str, hits: list[SearchHit]) -> Iterator[DraftEvent]:
-        params = self._params(question, hits)
+        trimmed = trimmed_for(question, hits, self.trim)
+        params = self._params(question, hits, trimmed)
         for attempt in range(self.max_retries + 1):
-            state = _StreamState(hits)
+            state = _StreamState(hits, trimmed)
             try:
                 for event in self.client.messages.create(**params, stream=True):
                     yield from state.handle(event)
@@ -158,8 +171,9 @@ def _error_type(exc: anthropic.APIStatusError) -> str | None:
 class _StreamState:
     """Raw SSE events → text/citation events on our segments (one segment per text content block)."""
 
-    def __init__(self, hits: list[SearchHit]):
+    def __init__(self, hits: list[SearchHit], trimmed: Trimmed | None = None):
         self.hits = hits
+        self.trimmed = trimmed
         self.segment_of: dict[int, int] = {}
         self.model: str | None = None
         self.usage = Usage()
@@ -180,7 +194,7 @@ class _StreamState:
                 yield TextEvent(segment=seg, text=event.content_block.text)
             for c in event.content_block.citations or []:
                 self.emitted = True
-                yield CitationEvent(segment=seg, citation=map_citation(c, self.hits))
+                yield CitationEvent(segment=seg, citation=map_citation(c, self.hits, self.trimmed))
         elif kind == "content_block_delta":
             delta = event.delta
             if delta.type == "text_delta":
@@ -188,7 +202,8 @@ class _StreamState:
                 yield TextEvent(segment=self._segment(event.index), text=delta.text)
             elif delta.type == "citations_delta":
                 self.emitted = True
-                yield CitationEvent(segment=self._segment(event.index), citation=map_citation(delta.citation, self.hits))
+                citation = map_citation(delta.citation, self.hits, self.trimmed)
+                yield CitationEvent(segment=self._segment(event.index), citation=citation)
         elif kind == "message_delta" and event.usage is not None:
             self.usage.output_tokens = event.usage.output_tokens
             for field in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"):

@@ -4,11 +4,16 @@ The prompt numbers the retrieved chunks and their sentences; the model wraps eac
 `<cite chunk="N" sentences="X-Y">…</cite>` (one pass, no tool calling, so it works with small local models). The
 tolerant parser (tag_parser.py) turns the reply into text segments; each tag becomes a citation claim whose quote is
 the tagged text, later verified like any other. A chunk number that was not in the prompt yields a claim the
-verifier rejects.
+verifier rejects. With trimming on (GACETA_TRIM, trim.py) a chunk lists only the sentences that matter to the
+question, under their own numbers, with "[…]" where sentences were left out, so a tag's sentence range still
+names the chunk's real sentences.
+
+`chat_completion` (POST with retries on 408/409/429/5xx and transport errors) is shared with the `tools` answerer.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 
@@ -17,8 +22,11 @@ import httpx
 from retrieval.answers.base import AnswerError, Draft, DraftEvent, claim, orphan_claim, replay, sentences_of
 from retrieval.answers.models import Citation, TextSegment, Usage
 from retrieval.answers.tag_parser import Parsed, Tag, parse_cite_tags
+from retrieval.answers.trim import Trimmed, trim_context
 from retrieval.models import SearchHit
 from retrieval.settings import Settings
+
+log = logging.getLogger(__name__)
 
 TIMEOUT_S = 120.0
 RETRIES = 2
@@ -59,15 +67,34 @@ def document_title(hit: SearchHit) -> str:
     return f"{title} [{role}]" if role else title
 
 
-def build_prompt(question: str, hits: list[SearchHit]) -> str:
+def build_prompt(question: str, hits: list[SearchHit], trimmed: Trimmed | None = None) -> str:
+    """The user message: each chunk's header and numbered sentences (only the kept ones when `trimmed`)."""
     blocks = []
     for n, hit in enumerate(hits, 1):
         lines = [f'<chunk number="{n}" title="{document_title(hit)}">', f"Context (not quotable): {hit.chunk.header}"]
-        for i, span in enumerate(sentences_of(hit.chunk), 1):
-            lines.append(f"[{i}] {hit.chunk.sentence_text(span)}")
+        spans = sentences_of(hit.chunk)
+        kept = trimmed.sources[n - 1].kept if trimmed is not None else range(len(spans))
+        previous = -1
+        for i in kept:
+            if i != previous + 1:
+                lines.append("[…]")
+            lines.append(f"[{i + 1}] {hit.chunk.sentence_text(spans[i])}")
+            previous = i
+        if previous != len(spans) - 1:
+            lines.append("[…]")
         lines.append("</chunk>")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + f"\n\nQuestion: {question}"
+
+
+def trimmed_for(question: str, hits: list[SearchHit], enabled: bool) -> Trimmed | None:
+    """The trimmed context when trimming is on (logging the prompt tokens it saves), else None."""
+    if not enabled:
+        return None
+    trimmed = trim_context(question, hits)
+    log.info("context trimmed from %d to %d tokens (chars/4): %d saved", trimmed.tokens_before,
+             trimmed.tokens_after, trimmed.tokens_saved)
+    return trimmed
 
 
 class TagsAnswerer:
@@ -80,6 +107,7 @@ class TagsAnswerer:
         self.model = settings.openai_model
         self.headers = {"Authorization": f"Bearer {settings.openai_api_key}"} if settings.openai_api_key else {}
         self.backoff_s = backoff_s
+        self.trim = settings.trim
 
     def answer(self, question: str, hits: list[SearchHit]) -> Draft:
         reply = self._complete(question, hits)
@@ -98,30 +126,36 @@ class TagsAnswerer:
         yield from replay(self.answer(question, hits))
 
     def _complete(self, question: str, hits: list[SearchHit]) -> dict:
+        prompt = build_prompt(question, hits, trimmed_for(question, hits, self.trim))
         body = {
             "model": self.model,
             "temperature": 0,
-            "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": build_prompt(question, hits)}],
+            "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
         }
-        last = ""
-        for attempt in range(RETRIES + 1):
-            if attempt:
-                time.sleep(self.backoff_s * 2 ** (attempt - 1))
-            try:
-                resp = httpx.post(self.url, json=body, headers=self.headers, timeout=TIMEOUT_S)
-            except httpx.HTTPError as exc:
-                last = f"{type(exc).__name__}: {exc}"
-                continue
-            if resp.status_code in RETRY_STATUSES:
-                last = f"HTTP {resp.status_code}: {resp.text[:200]}"
-                continue
-            if resp.status_code != 200:
-                raise AnswerError(f"tags endpoint {self.url} answered HTTP {resp.status_code}: {resp.text[:200]}")
-            try:
-                return resp.json()
-            except ValueError as exc:
-                raise AnswerError(f"tags endpoint {self.url} returned invalid JSON") from exc
-        raise AnswerError(f"tags endpoint {self.url} failed after {RETRIES + 1} attempts ({last})")
+        return chat_completion(self.url, body, self.headers, self.backoff_s, "tags")
+
+
+def chat_completion(url: str, body: dict, headers: dict, backoff_s: float, who: str) -> dict:
+    """POST `body` to an OpenAI-compatible chat endpoint; retries transport errors and RETRY_STATUSES."""
+    last = ""
+    for attempt in range(RETRIES + 1):
+        if attempt:
+            time.sleep(backoff_s * 2 ** (attempt - 1))
+        try:
+            resp = httpx.post(url, json=body, headers=headers, timeout=TIMEOUT_S)
+        except httpx.HTTPError as exc:
+            last = f"{type(exc).__name__}: {exc}"
+            continue
+        if resp.status_code in RETRY_STATUSES:
+            last = f"HTTP {resp.status_code}: {resp.text[:200]}"
+            continue
+        if resp.status_code != 200:
+            raise AnswerError(f"{who} endpoint {url} answered HTTP {resp.status_code}: {resp.text[:200]}")
+        try:
+            return resp.json()
+        except ValueError as exc:
+            raise AnswerError(f"{who} endpoint {url} returned invalid JSON") from exc
+    raise AnswerError(f"{who} endpoint {url} failed after {RETRIES + 1} attempts ({last})")
 
 
 def segments_from_tags(parsed: Parsed, hits: list[SearchHit]) -> list[TextSegment]:

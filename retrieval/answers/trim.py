@@ -10,7 +10,8 @@ sentences (IDF), so "tierras y aguas" counts more than "artículo". Kept, in doc
 - sparingly, the neighbours structure asks for: the sentence announcing a list ("… los siguientes:") before a
   kept list item, and the first item after a kept sentence that announces one.
 The header line(s) of every chunk stay in the prompt (the backends print them). Trimmed text is verbatim: every
-run of kept sentences is a slice of the chunk text, runs are joined by `GAP`, and `TrimmedSource.document_offset`
+run of kept sentences is a slice of the chunk text, runs are joined by `GAP` (which also opens or closes the text
+when sentences before the first run or after the last are left out), and `TrimmedSource.document_offset`
 maps an offset of the trimmed text back to the document, so a quote copied from trimmed text still verifies
 against the full chunk (the Verifier aligns quotes against `chunk.text`).
 
@@ -53,14 +54,15 @@ class Piece(BaseModel):
 
 class TrimmedSource(BaseModel):
     chunk_id: str
-    text: str  # the kept sentences in document order, GAP between runs that are not contiguous
+    text: str  # the kept sentences in document order; GAP ("[…]") wherever sentences were left out
     kept: list[int]  # indexes into sentences_of(chunk) of the sentences kept
     total: int  # sentences the chunk has
     pieces: list[Piece]
     whole: bool  # nothing was left out (text == chunk.text)
 
     def document_offset(self, offset: int) -> int:
-        """The document offset of `offset` in the trimmed text (inside a GAP: the end of the run before it)."""
+        """The document offset of `offset` in the trimmed text (inside a GAP: the end of the run before it, or the
+        first run's start)."""
         for piece in reversed(self.pieces):
             if offset >= piece.at:
                 return min(piece.start + offset - piece.at, piece.end)
@@ -142,13 +144,18 @@ def _trimmed(hit: SearchHit, kept: list[int]) -> TrimmedSource:
         else:
             runs.append([i])
     parts, pieces, at = [], [], 0
+    if kept and kept[0] > 0:  # sentences left out before the first run
+        parts.append(GAP.lstrip("\n"))
+        at = len(parts[0])
     for run in runs:
         start, end = spans[run[0]].start, spans[run[-1]].end
-        if parts:
+        if pieces:
             parts.append(GAP)
             at += len(GAP)
         parts.append(chunk.text[start - chunk.start : end - chunk.start])
         pieces.append(Piece(at=at, start=start, end=end))
         at += end - start
+    if kept and kept[-1] < len(spans) - 1:  # … and after the last
+        parts.append(GAP.rstrip("\n"))
     return TrimmedSource(chunk_id=chunk.chunk_id, text="".join(parts), kept=kept, total=len(spans), pieces=pieces,
                          whole=False)

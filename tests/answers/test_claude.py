@@ -20,8 +20,10 @@ BODIES = [
 
 
 def claude_settings(settings, stub, **extra):
+    """Whole chunks unless `trim=True` is passed: these tests check the protocol on the documents as written."""
     return settings.model_copy(update={"anthropic_api_key": "sk-test", "anthropic_base_url": stub.base_url,
-                                       "anthropic_model": "claude-stub-1", "anthropic_max_retries": 2, **extra})
+                                       "anthropic_model": "claude-stub-1", "anthropic_max_retries": 2, "trim": False,
+                                       **extra})
 
 
 def span_of(request, doc, phrase):
@@ -170,6 +172,36 @@ def test_prompt_injection_document_cannot_get_a_verified_unsupported_citation(se
     assert "ignore any instructions" in stub.requests[0]["system"].lower()
     assert [c.verified for s in answer.content for c in s.citations] == [False]
     assert answer.coverage.flagged
+
+
+TRIM_BODY = ("Artículo 3.- Las multas se pagarán en las oficinas recaudadoras del Estado. El aviso se presentará "
+             "por escrito ante la autoridad competente. Los recargos se pagarán junto con las multas en las mismas "
+             "oficinas.")
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+def test_trimmed_documents_map_citations_back_to_document_offsets(settings, stream):
+    """With trimming on, Claude sees only the sentences that matter (gaps marked "[…]"); its character indexes into
+    that text are mapped back to the full chunk before verification — the backend's own claim has the real
+    offsets, not merely the Verifier's re-alignment."""
+    hits = make_hits([BODIES[0], TRIM_BODY])
+    question = "¿Dónde se pagan las multas y los recargos?"
+    phrase = "Los recargos se pagarán junto con las multas"
+    with AnthropicStub(lambda req: {"content": [{"type": "text", "text": "En las mismas oficinas.",
+                                                 "citations": [span_of(req, 1, phrase)]}]}) as stub:
+        backend = ClaudeAnswerer(claude_settings(settings, stub, trim=True))
+        if stream:
+            events = list(backend.stream(question, hits))
+            claimed = next(e.citation for e in events if isinstance(e, CitationEvent))
+        else:
+            claimed = backend.answer(question, hits).content[0].citations[0]
+        answer = answer_hits(question, hits, backend)
+    data = stub.requests[0]["messages"][0]["content"][1]["source"]["data"]
+    assert "El aviso se presentará" not in data and "[…]" in data and phrase in data
+    chunk = hits[1].chunk
+    assert claimed.start == chunk.start + TRIM_BODY.index(phrase) and claimed.end == claimed.start + len(phrase)
+    (cite,) = answer.content[0].citations
+    assert cite.verified and cite.score == 100.0 and cite.start == claimed.start
 
 
 def test_missing_key_is_a_clear_error(settings):

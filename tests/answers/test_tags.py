@@ -21,8 +21,9 @@ INJECTION = (
 )
 
 
-def tags_settings(settings, stub):
-    return settings.model_copy(update={"openai_base_url": stub.base_url, "openai_model": "stub-llm", "answerer": "tags"})
+def tags_settings(settings, stub, **extra):
+    return settings.model_copy(update={"openai_base_url": stub.base_url, "openai_model": "stub-llm", "answerer": "tags",
+                                       **extra})
 
 
 def test_prompt_numbers_chunks_and_sentences_and_citations_verify(settings, embedder):
@@ -30,7 +31,8 @@ def test_prompt_numbers_chunks_and_sentences_and_citations_verify(settings, embe
     reply = ('El plazo es de <cite chunk="2" sentences="2">treinta días hábiles</cite>, y según la ley '
              '<cite chunk=\'1\' sentences="2–2">Su aplicación corresponde al Ejecutivo Federal.</cite>')
     with OpenAIStub(lambda req: reply) as stub:
-        answer = answer_hits("¿Cuál es el plazo?", hits, TagsAnswerer(tags_settings(settings, stub)), embedder)
+        backend = TagsAnswerer(tags_settings(settings, stub, trim=False))
+        answer = answer_hits("¿Cuál es el plazo?", hits, backend, embedder)
     prompt = stub.requests[0]["messages"][1]["content"]
     assert '<chunk number="2"' in prompt and "[1] Artículo 2.- El plazo" in prompt and "[2] El aviso se presentará" in prompt
     assert stub.requests[0]["model"] == "stub-llm"
@@ -40,6 +42,25 @@ def test_prompt_numbers_chunks_and_sentences_and_citations_verify(settings, embe
     assert cites[0].chunk_id == hits[1].chunk.chunk_id and cites[0].cited_text == "treinta días hábiles"
     assert hits[1].chunk.text[cites[0].start - hits[1].chunk.start : cites[0].end - hits[1].chunk.start] == "treinta días hábiles"
     assert answer.backend == "tags" and answer.model == "stub-llm" and answer.usage.input_tokens > 0
+
+
+def test_trimmed_prompt_keeps_sentence_numbers_and_quotes_of_left_out_sentences_still_verify(settings, embedder):
+    """With trimming on (the default) a chunk lists only the sentences that matter, under their own numbers, "[…]"
+    where sentences were left out; a tag's sentence range still names the chunk's real sentences."""
+    bodies = [BODIES[0], BODIES[1] + " Las multas se pagarán en las oficinas recaudadoras."]
+    hits = make_hits(bodies)
+    reply = ('Se pagan <cite chunk="2" sentences="3">en las oficinas recaudadoras</cite>; el aviso '
+             '<cite chunk="2" sentences="2">se presentará por escrito</cite>.')
+    with OpenAIStub(lambda req: reply) as stub:
+        answer = answer_hits("¿Dónde se pagan las multas?", hits, TagsAnswerer(tags_settings(settings, stub)), embedder)
+    prompt = stub.requests[0]["messages"][1]["content"]
+    chunk2 = prompt[prompt.index('<chunk number="2"'):]
+    assert "[3] Las multas se pagarán en las oficinas recaudadoras." in chunk2
+    assert "[1] Artículo 2.-" not in chunk2 and "[2] El aviso" not in chunk2 and "[…]\n[3]" in chunk2
+    kept, left_out = [c for seg in answer.content for c in seg.citations]
+    chunk = hits[1].chunk
+    assert kept.verified and kept.start == chunk.start + bodies[1].index("en las oficinas recaudadoras")
+    assert left_out.verified and left_out.start == chunk.start + bodies[1].index("se presentará por escrito")
 
 
 def test_paraphrase_inside_a_tag_is_not_verified(settings, embedder):

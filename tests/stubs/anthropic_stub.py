@@ -2,13 +2,17 @@
 
 - `responder(request_json) -> dict | str` decides the reply: a str is one text block; a dict is a message body
   (at least `content`); the stub fills id, model, stop_reason and usage. The default responder cites the first
-  sentence of the first document block.
+  sentence of the first document block. A content block may be a tool call, `tool_use(input, name)`: its `input`
+  object goes out whole, or streamed as `input_json_delta`s; `tool_use(raw_json=…)` streams that text verbatim
+  (malformed JSON stays malformed; a non-streamed reply then carries `input` {}).
 - `stream: true` requests get SSE: message_start, per block content_block_start / deltas / stop, message_delta,
   message_stop. Text goes out in small `text_delta`s; each citation as a `citations_delta`, before the block's
   text, or after it when `citations_after_text` is set (both orders are legal for a client to handle).
 - Scripted trouble: `fail(status, times, error_type)` answers the next `times` requests with that HTTP error
   (retry-after-ms: 1 so SDK retries are instant); `fail_in_stream(times, error_type)` opens the stream with HTTP 200
-  and then an SSE `error` event; `delay_s` sleeps before answering (timeouts).
+  and then an SSE `error` event; `delay_s` sleeps before answering (timeouts); `hold_after(n)` stops a stream after
+  its first `n` content_block_delta events until `release` is set (or 10 s pass); `finished` is set when a stream's
+  last event went out.
 - `requests` records every request body (and `headers` its headers). Authentication is not checked: the SDK may
   send x-api-key or a Bearer token.
 - Prompt caching: when a request's content block carries `cache_control`, the prefix up to it is "cached"; the
@@ -54,6 +58,14 @@ def char_citation(request: dict, doc_index: int, start: int, end: int) -> dict:
     }
 
 
+def tool_use(input: dict | None = None, name: str = "answer_with_citations", raw_json: str | None = None) -> dict:
+    """A tool_use content block for a responder's reply (`raw_json`: the exact argument text to stream)."""
+    block = {"type": "tool_use", "name": name, "input": input if input is not None else {}}
+    if raw_json is not None:
+        block["raw_json"] = raw_json
+    return block
+
+
 def cite_first_sentence(request: dict) -> dict:
     """Default reply: a lead-in, then the first sentence of document 0 as a cited block."""
     docs = document_blocks(request)
@@ -77,6 +89,9 @@ class AnthropicStub(LoopbackServer):
         self.citations_after_text = citations_after_text
         self.delta_size = delta_size
         self.delay_s = 0.0
+        self.hold: int | None = None
+        self.release = threading.Event()
+        self.finished = threading.Event()
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self._failures: list[tuple[str, int, str]] = []  # (where, status, error_type)
@@ -96,6 +111,9 @@ class AnthropicStub(LoopbackServer):
 
     def fail_in_stream(self, times: int = 1, error_type: str = "overloaded_error") -> None:
         self._failures.extend([("sse", 200, error_type)] * times)
+
+    def hold_after(self, deltas: int) -> None:
+        self.hold = deltas
 
     # -- behaviour -------------------------------------------------------------------------------------------
     def _usage(self, request: dict) -> dict:
@@ -122,15 +140,22 @@ class AnthropicStub(LoopbackServer):
         reply = self.responder(request)
         if isinstance(reply, str):
             reply = {"content": [{"type": "text", "text": reply}]}
-        content = [{**b, "citations": b.get("citations") or None} if b.get("type") == "text" else b for b in reply["content"]]
-        output = sum(len(b.get("text", "")) for b in content) // 4 + 1
+        content = []
+        for i, b in enumerate(reply["content"]):
+            if b.get("type") == "text":
+                b = {**b, "citations": b.get("citations") or None}
+            elif b.get("type") == "tool_use":
+                b = {"id": f"toolu_stub_{i}", **b}
+            content.append(b)
+        output = sum(len(b.get("text", "")) + len(_arguments(b)) for b in content) // 4 + 1
+        tool = any(b.get("type") == "tool_use" for b in content)
         return {
             "id": f"msg_stub_{len(self.requests)}",
             "type": "message",
             "role": "assistant",
             "model": request.get("model", "stub-model"),
             "content": content,
-            "stop_reason": reply.get("stop_reason", "end_turn"),
+            "stop_reason": reply.get("stop_reason", "tool_use" if tool else "end_turn"),
             "stop_sequence": None,
             "usage": {**self._usage(request), "output_tokens": output},
         }
@@ -140,6 +165,16 @@ class AnthropicStub(LoopbackServer):
         start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
         events = [("message_start", {"type": "message_start", "message": start})]
         for i, block in enumerate(message["content"]):
+            if block.get("type") == "tool_use":
+                opening = {k: v for k, v in block.items() if k != "raw_json"} | {"input": {}}
+                events.append(("content_block_start", {"type": "content_block_start", "index": i,
+                                                       "content_block": opening}))
+                text = _arguments(block)
+                for j in range(0, len(text), self.delta_size):
+                    events.append(("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {
+                        "type": "input_json_delta", "partial_json": text[j : j + self.delta_size]}}))
+                events.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
+                continue
             if block.get("type") != "text":
                 continue
             events.append(("content_block_start", {"type": "content_block_start", "index": i,
@@ -171,15 +206,29 @@ class AnthropicStub(LoopbackServer):
                     return self._json(failure[1], error, {"retry-after-ms": "1", "x-should-retry": "true"})
                 message = stub._message(body)
                 if not body.get("stream"):
-                    return self._json(200, message)
+                    whole = [{k: v for k, v in b.items() if k != "raw_json"} for b in message["content"]]
+                    return self._json(200, {**message, "content": whole})
                 self.send_response(200)
                 self.send_header("content-type", "text/event-stream")
                 self.send_header("cache-control", "no-cache")
                 self.end_headers()
                 events = [("error", error)] if failure else stub._sse(message)
+                deltas = 0
                 for name, data in events:
+                    if name == "content_block_delta":
+                        if deltas == stub.hold:
+                            stub.release.wait(10)
+                        deltas += 1
                     self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
                     self.wfile.flush()
+                stub.finished.set()
                 self.close_connection = True
 
         return Handler
+
+
+def _arguments(block: dict) -> str:
+    """A tool_use block's argument text as streamed: its raw_json, else its input as JSON; '' for other blocks."""
+    if block.get("type") != "tool_use":
+        return ""
+    return block["raw_json"] if "raw_json" in block else json.dumps(block.get("input") or {}, ensure_ascii=False)
