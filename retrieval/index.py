@@ -113,10 +113,23 @@ class Index:
         cls,
         settings: Settings,
         embedder: Embedder | None = None,
+        checked: bool = True,
     ) -> Index:
-        """Open (or create) the index `settings` describe, with its configured embedding model."""
+        """Open (or create) the index `settings` describe, with its configured embedding model; finish what a crash
+        left half done (a replacement of a source's version), and check that records, points and kept originals
+        agree (`retrieval.doctor.open_check`: `IndexDamaged` names what is not; `checked=False` is the doctor's)."""
         embedder = embedder or load_embedder(settings.embedding_model)
-        return cls(settings, embedder, open_store(settings, embedder.dim, embedder.model_id))
+        index = cls(settings, embedder, open_store(settings, embedder.dim, embedder.model_id))
+        try:
+            index._recover_sources()
+            if checked and index.store.exclusive:  # a shared server may be mid-write by another worker right now
+                from retrieval.doctor import open_check
+
+                open_check(index)
+        except BaseException:
+            index.store.close()
+            raise
+        return index
 
     # --- writing ------------------------------------------------------------------------------------
     def chunk_document(self, doc: LegalDocument) -> list[Chunk]:
@@ -193,11 +206,13 @@ class Index:
         return Originals(self.settings.home)
 
     def _recover_sources(self) -> None:
-        """Once per index object: finish replacements a crashed process left half done."""
+        """Once per index object (at open, and again before a write on an index built without `open`): finish
+        replacements a crashed process left half done."""
         originals = self.originals
-        if not originals.recovered:
-            originals.recovered = True
-            originals.recover(self._remove_document)
+        with originals.lock:
+            if not originals.recovered:
+                originals.recovered = True
+                originals.recover(self._remove_document)
 
     def add_document(self, doc: LegalDocument) -> list[Chunk]:
         chunks = self.chunk_document(doc)

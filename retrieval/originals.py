@@ -204,8 +204,10 @@ class Originals:
         return True
 
     def _remove(self, sha256: str) -> None:
-        self.path(sha256).unlink(missing_ok=True)
+        # The ledger entry first: a crash in between leaves a kept file no one refers to (harmless, `gaceta doctor`
+        # removes it), never an entry whose file is gone (which opening the index reports as damage).
         self._refs_path(sha256).unlink(missing_ok=True)
+        self.path(sha256).unlink(missing_ok=True)
 
     # --- the source ledger ------------------------------------------------------------------------------
     @staticmethod

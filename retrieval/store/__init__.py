@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from retrieval.settings import Settings
 from retrieval.store.base import (
+    IndexDamaged,
     IndexInUseError,
     ModelMismatchError,
     PointData,
@@ -15,6 +16,7 @@ from retrieval.store.base import (
 )
 
 __all__ = [
+    "IndexDamaged",
     "IndexInUseError",
     "ModelMismatchError",
     "PointData",

@@ -35,6 +35,8 @@ STATE = "state"
 PENDING = "pending"
 COMPLETE = "complete"
 BM25_LEN = "bm25_len"
+WRITING = "writing"  # metadata: the document a write is changing (see `Store._begin_write`)
+POINTS = "points"  # metadata: how many points the store holds after the last completed write
 UPSERT_BATCH = 256
 # Hybrid fusion: RRF with Qdrant's own k (2) and the BM25 list counted twice. The paper's k = 60 let a weak dense
 # list drag BM25's best hits down: on the code set of anthropic_contextual_retrieval (use-v3) hybrid Pass@10 went
@@ -74,6 +76,15 @@ class ModelMismatchError(StoreError):
 
 class IndexInUseError(StoreError):
     pass
+
+
+# What a damaged index's message ends with: the one command that checks it and rebuilds what can be rebuilt.
+REPAIR = "run `gaceta doctor --repair` to rebuild it from the kept originals"
+
+
+class IndexDamaged(StoreError):
+    """The index's own files are damaged (metadata, write-ahead log, segments, records against points): the message
+    names what, and the command that repairs it."""
 
 
 def point_id(chunk_id: str) -> str:
@@ -295,6 +306,7 @@ class Store(ABC):
             for payload in self._scroll(Where(must=(_doc(doc_id),)), [BM25_LEN]):
                 old_terms += int(payload.get(BM25_LEN, 0))
                 old_chunks += 1
+            self._begin_write(doc_id)
             for start in range(0, len(points), UPSERT_BATCH):
                 self._upsert(points[start : start + UPSERT_BATCH], PENDING)
             self._delete(Where(must=(_doc(doc_id),), exclude_ids=tuple(point_id(p.chunk_id) for p in points)))
@@ -309,15 +321,45 @@ class Store(ABC):
                 terms += int(payload.get(BM25_LEN, 0))
                 chunks += 1
             if chunks:
+                self._begin_write(doc_id)
                 self._delete(Where(must=(_doc(doc_id),)))
                 self._add_totals(-terms, -chunks)
             return chunks
+
+    # An exclusive store journals each document write in its metadata: `writing` (the document) before the first
+    # change, then the new totals and exact point count (`points`) with the mark cleared. Opening finds a mark only
+    # after a crash (the totals are then recounted), and otherwise a point count other than `points` means points
+    # were lost outside any write: a damaged index, never an empty one taken at its word.
+    def _begin_write(self, doc_id: str) -> None:
+        if self.exclusive:
+            meta = self._meta()
+            meta[WRITING] = doc_id
+            self._save_meta(meta)
 
     def _add_totals(self, terms: int, chunks: int) -> None:
         meta = self._meta()
         meta["bm25_terms"] = max(int(meta.get("bm25_terms", 0)) + terms, 0)
         meta["bm25_chunks"] = max(int(meta.get("bm25_chunks", 0)) + chunks, 0)
+        if self.exclusive:
+            meta.pop(WRITING, None)
+            if POINTS in meta:
+                meta[POINTS] = max(int(meta[POINTS]) + chunks, 0)
         self._save_meta(meta)
+
+    def recount(self) -> dict[str, int]:
+        """Recompute the BM25 totals and the point count from the points themselves (after a crash, or by `gaceta
+        doctor`), save them, and return them."""
+        terms = points = 0
+        for payload in self._scroll(Where(), [BM25_LEN]):
+            terms += int(payload.get(BM25_LEN, 0))
+            points += 1
+        meta = self._meta()
+        meta.pop(WRITING, None)
+        meta.update({"bm25_terms": terms, "bm25_chunks": points})
+        if self.exclusive:
+            meta[POINTS] = points
+        self._save_meta(meta)
+        return {"bm25_terms": terms, "bm25_chunks": points, POINTS: points}
 
     # --- reads ----------------------------------------------------------------------------------------
     def search(

@@ -231,7 +231,8 @@ def test_pending_points_left_by_a_crash_stay_hidden_after_reopening(tmp_path):
     for doc_id, texts in TEXTS.items():
         store.upsert_document(doc_id, _points(store, doc_id, texts))
     text = "Decreto de estímulos fiscales a la región fronteriza norte."
-    store._upsert([_pending_point(store, text)], PENDING)  # what a kill between write and completion leaves
+    store._begin_write("dof-x")  # what a kill between write and completion leaves: the write's mark, its points
+    store._upsert([_pending_point(store, text)], PENDING)
     store.close()
     store = open_test_store("edge", tmp_path, DIM)
     try:
