@@ -103,7 +103,7 @@ DAMAGE = {
     "segment-ids": (lambda h: overwrite_head(segment(h) / "mutable_id_tracker.mappings"), ["segment", "is damaged"]),
     "segment-payloads": (lambda h: overwrite_head(segment(h) / "payload_storage" / "page_0.dat", 1 << 16),
                          ["storage under", "is damaged"]),
-    "segments-removed": (lambda h: shutil.rmtree(shard(h) / "segments"), ["no segments folder"]),
+    "segments-removed": (lambda h: shutil.rmtree(shard(h) / "segments"), ["no shard/segments folder"]),
     "segments-emptied": (lambda h: [shutil.rmtree(p) for p in (shard(h) / "segments").iterdir()],
                          ["holds 0 points but recorded", "segments folder is empty"]),
     "record-deleted": (lambda h: [p.unlink() for p in record_files(h)], ["have points but no record"]),
@@ -139,7 +139,7 @@ def test_the_real_entry_point_prints_one_line(home):
                           env={**os.environ, "GACETA_HOME": str(home), "COLUMNS": "1000"})
     assert proc.returncode == 1 and proc.stdout == ""
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and "no segments folder" in lines[0] and REPAIR in lines[0], proc.stderr
+    assert len(lines) == 1 and "no shard/segments folder" in lines[0] and REPAIR in lines[0], proc.stderr
 
 
 def test_a_crash_leftover_is_named_but_does_not_stop_the_index(home):
