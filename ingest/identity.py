@@ -16,6 +16,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 
+from ingest import text_quality
 from ingest.dates import date_or_none, parse_date
 from ingest.headings import BODY_KINDS, GENERIC_KINDS, TITLE, Classified, fold
 from ingest.layout import Line
@@ -49,6 +50,8 @@ _MODIFIERS = re.compile(
     r"proyecto|extracto|aclaracion|nota|fe|de|del|la|las|el|los|al|a|y|e|por|que|se|su|sus|nuevo|nueva|"
     r"respuesta|respuestas|comentarios|actualizacion|adicion|reforma|reformas|version|texto|publica|integro|"
     r"convenio modificatorio|real)$")
+MAX_TITLE_CHARS = 300  # a title, short title or issuing body longer than this is cut at a word (the body keeps all)
+UNTITLED = "Documento sin título"
 _DATE_US = re.compile(r"\bDate Filed:\s*(\d{1,2})/(\d{1,2})/(\d{4})")
 _REFORM = re.compile(r"\bse\s+(?:reforma|adiciona|deroga|expide|abroga)n?\b", re.I)
 def type_of_title(title: str) -> DocType | None:
@@ -106,6 +109,7 @@ class Evidence:
     dof_date: dt.date | None = None
     dof_section: str | None = None
     dof_edition: str | None = None
+    source_name: str = ""  # the file's name: a scanned document's last resort for a title, never evidence
 
 
 @dataclass
@@ -130,14 +134,25 @@ def _text(lines: list[Line], n: int = 80) -> str:
 
 
 def _clean(title: str) -> str:
-    return " ".join(title.split()).strip(" -–")
+    return text_quality.trim_junk(" ".join(title.split())).strip(" -–")
 
 
 def _noise(text: str) -> bool:
-    """OCR fragments and page furniture: too few real words to be a title."""
+    """OCR fragments and page furniture: too few real words to be a title ("SNE //Z", "Ly $ S", "— is a that")."""
     words = re.findall(r"[^\W\d_]{3,}", text)
     letters = sum(c.isalpha() for c in text)
-    return len(words) < 1 or letters < 0.6 * len(text.replace(" ", "")) or (len(words) < 2 and len(text) < 8)
+    return len(words) < 1 or letters < 0.6 * len(text.replace(" ", "")) or (len(words) < 2 and len(text) < 8) \
+        or not text_quality.is_words(text)
+
+
+def bound(text: str | None, limit: int = MAX_TITLE_CHARS) -> str | None:
+    """`text` cut to at most `limit` characters at a word boundary, marked with "…" when cut."""
+    if text is None or len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if " " in cut[limit // 2:]:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,;:-–") + "…"
 
 
 _SECTION_LABEL = re.compile(r"^(?:T[IÍ]TULO|CAP[IÍ]TULO|SECCI[OÓ]N|ART[IÍ]CULO|LIBRO|TRANSITORIOS?|CONSIDERANDOS?|"
@@ -421,16 +436,26 @@ def _first_title_block(ev: Evidence) -> str | None:
     biggest = max(ln.size for ln in candidates)
     first = next(ln for ln in candidates if ln.size >= biggest - 0.5)
     i = lines.index(first)
-    block = [first]
-    for nxt in lines[i + 1:i + 6]:
+    while i and _same_row_piece(lines[i - 1], first):  # a headline set across the row in pieces (a scanned page)
+        i -= 1
+    block = lines[i:lines.index(first) + 1]
+    for nxt in lines[lines.index(first) + 1:lines.index(first) + 6]:
         if abs(nxt.size - first.size) < 0.6 and nxt.bold == first.bold and nxt.page == first.page \
-                and nxt.y0 - block[-1].y1 < 2.5 * max(first.height, 1) and not _SECTION_LABEL.match(nxt.text):
+                and nxt.y0 - block[-1].y1 < 2.5 * max(first.height, 1) and not _SECTION_LABEL.match(nxt.text) \
+                or _same_row_piece(nxt, block[-1]):
             block.append(nxt)
         elif nxt.size < first.size - 0.6 and nxt.page == first.page:
             continue  # a smaller line set beside or between the title's lines ("Revision 1")
         else:
             break
     return _clean(" ".join(ln.text.strip() for ln in block))
+
+
+def _same_row_piece(ln: Line, ref: Line) -> bool:
+    """`ln` sits on `ref`'s row in nearly its size: another piece of the same headline."""
+    overlap = min(ln.y1, ref.y1) - max(ln.y0, ref.y0)
+    return ln.page == ref.page and overlap > 0.5 * min(ln.height, ref.height) and \
+        0.8 * ref.size <= ln.size <= 1.25 * ref.size and _acceptable_title(ln.text.strip())
 
 
 def _body_heading(ev: Evidence) -> str | None:
@@ -469,7 +494,7 @@ def _generic(ev: Evidence) -> Identity:
     if not title:
         title = next((ln.text.strip() for ln in ev.lines[:40] if _acceptable_title(ln.text.strip())
                       and len(ln.text.split()) >= 2), None)
-    ident = Identity(title=_clean(title or "Documento sin título"))
+    ident = Identity(title=_clean(title or UNTITLED))
     text = _text(ev.lines, 80)
     ident.doc_type = type_of_title(ident.title) or _self_reference(text) or DocType.otro
     ident.issuing_body = _body_heading(ev) or _promulgator(text)
@@ -489,7 +514,7 @@ def _self_reference(text: str) -> DocType | None:
 def _dof(ev: Evidence) -> Identity:
     title = _clean(ev.edition_title or "")
     if not title or not _acceptable_title(title):
-        title = _opener_block(ev, skip=ev.edition_body) or _first_title_block(ev) or title or "Documento sin título"
+        title = _opener_block(ev, skip=ev.edition_body) or _first_title_block(ev) or title or UNTITLED
     ident = Identity(title=title, gazette="DOF", issuing_body=ev.edition_body, publication_date=ev.dof_date,
                      edition=ev.dof_edition, section=ev.dof_section)
     ident.doc_type = type_of_title(title) or DocType.otro
@@ -514,7 +539,30 @@ def identify(ev: Evidence) -> Identity:
         ident = (_consolidated(ev) or _boe(ev) or _numbered_act(ev) or _court(ev) or _generic(ev))
     if ident.doc_type is DocType.decreto and _REFORM.search(ident.title):
         ident.amends = _amended(ident.title)
+    ident.title = bound(ident.title) or UNTITLED
+    if ident.title == UNTITLED or not text_quality.is_words(ident.title):  # never a noise fragment ("SNE //Z")
+        ident.title = bound(_fallback_title(ev, ident)) or UNTITLED
+    ident.short_title = bound(ident.short_title)
+    ident.issuing_body = bound(ident.issuing_body)
+    ident.aliases = [a for a in (bound(alias) for alias in ident.aliases) if a]
     return ident
+
+
+def _fallback_title(ev: Evidence, ident: Identity) -> str:
+    """No title made of words (a scan whose first lines are seals and stamps): the first words-like line of the
+    document, else the masthead printed atop its pages, else its type and date, else its file name."""
+    line = next((ln.text.strip() for ln in ev.lines[:60] if _acceptable_title(ln.text.strip())
+                 and len(ln.text.split()) >= 2), None)
+    masthead = next((t for t in ev.top + ev.page_headers if _acceptable_title(t) and len(t.split()) >= 2
+                     and not _date_of(t)), None)
+    if line or masthead:
+        return _clean(line or masthead)
+    if ident.doc_type not in (DocType.otro, DocType.indice):
+        kind = ident.doc_type.value.capitalize()
+        return f"{kind} {ident.number or ''} {ident.publication_date.isoformat() if ident.publication_date else ''}" \
+            .replace("  ", " ").strip()
+    name = " ".join(re.sub(r"[_\s]+", " ", ev.source_name).split())
+    return name if name and text_quality.is_words(name) else (name or UNTITLED)
 
 
 def _contents(ev: Evidence) -> bool:

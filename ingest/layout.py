@@ -106,6 +106,18 @@ def extract_lines(page: pymupdf.Page, page_no: int, textpage: pymupdf.TextPage |
     return _rebuild_vertical_cjk(lines)
 
 
+def invisible_share(page: pymupdf.Page) -> float:
+    """The share of the page's characters drawn invisibly (render mode 3, or fully transparent): the hidden text layer
+    an OCR engine lays over a scanned image."""
+    total = hidden = 0
+    for span in page.get_texttrace():
+        n = len(span["chars"])
+        total += n
+        if span["type"] == 3 or span.get("opacity", 1.0) == 0:
+            hidden += n
+    return hidden / total if total else 0.0
+
+
 def _rebuild_vertical_cjk(lines: list[Line]) -> list[Line]:
     """Glyph-per-line vertical CJK (Japanese gazettes) → one line per column, columns right to left."""
     singles = [ln for ln in lines if len(ln.text) == 1 and _CJK.match(ln.text)]

@@ -1,19 +1,28 @@
-"""OCR of scanned pages through PyMuPDF's built-in Tesseract, only where a page has no text layer.
+"""OCR of scanned pages through PyMuPDF's built-in Tesseract, pages in parallel on a process pool.
 
 MuPDF links Tesseract itself and needs only its language data (`tessdata`, from Debian's `tesseract-ocr-spa` /
 `tesseract-ocr-eng` or `TESSDATA_PREFIX`). When that data is missing, OCR is unavailable and the caller reports
 `scanned_no_ocr` instead of silently skipping the file.
+
+PyMuPDF does not support threads ("may cause incorrect behaviour or even crash Python", its multiprocessing recipe)
+and its objects cannot be pickled, so `ocr_pages` hands the file's bytes to worker processes, each of which opens the
+document once and OCRs the pages it is given. Workers start from a fresh interpreter (forkserver, never a fork of a
+threaded server or flow process). A page's OCR depends only on the page, so the result is the same whatever the
+number of workers; results come back keyed by page number.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 
 import pymupdf
 
-from ingest.layout import TEXT_FLAGS
+from ingest.layout import TEXT_FLAGS, Line, extract_lines
 
 WANTED_LANGUAGES = ("spa", "eng")
 OCR_DPI = 300
@@ -38,7 +47,7 @@ def ocr_setup() -> tuple[str, str] | None:
 
 
 def looks_scanned(page: pymupdf.Page) -> bool:
-    """A page without text that shows an image covering a good part of it."""
+    """A page that shows an image covering a good part of it (a scan, with or without a text layer)."""
     area = abs(page.rect)
     for info in page.get_image_info():
         if abs(pymupdf.Rect(info["bbox"]) & page.rect) > 0.2 * area:
@@ -50,3 +59,60 @@ def ocr_textpage(page: pymupdf.Page, setup: tuple[str, str]) -> pymupdf.TextPage
     """A TextPage built by OCR of the whole page (text then extracted like any other page)."""
     tessdata, language = setup
     return page.get_textpage_ocr(flags=TEXT_FLAGS, language=language, dpi=OCR_DPI, full=True, tessdata=tessdata)
+
+
+def ocr_lines(page: pymupdf.Page, page_no: int, setup: tuple[str, str]) -> list[Line]:
+    """The lines of `page` as OCR reads them (the page's own text layer is ignored: `full=True`)."""
+    return extract_lines(page, page_no, ocr_textpage(page, setup))
+
+
+def default_workers() -> int:
+    """All the cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def ocr_pages(doc: pymupdf.Document, page_nos: Iterable[int], setup: tuple[str, str], workers: int | None = None,
+              file_bytes: Callable[[], bytes] | None = None) -> dict[int, list[Line]]:
+    """OCR the 1-based `page_nos` of `doc`: {page_no: lines}.
+
+    `workers` processes (default: all cores) open the document from `file_bytes()` (default: `doc.tobytes()`); with
+    one worker, or one page, the pages are read here in order."""
+    wanted = sorted(set(page_nos))
+    workers = min(workers or default_workers(), len(wanted))
+    if workers <= 1:
+        out: dict[int, list[Line]] = {}
+        for pno in wanted:
+            page = doc[pno - 1]  # held: the TextPage refers back to its page
+            out[pno] = ocr_lines(page, pno, setup)
+        return out
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_open,
+                             initargs=((file_bytes or doc.tobytes)(), setup)) as pool:
+        return dict(zip(wanted, pool.map(_worker_ocr, wanted)))
+
+
+# --- worker process --------------------------------------------------------------------------------------------
+
+_worker_doc: pymupdf.Document | None = None
+_worker_setup: tuple[str, str] | None = None
+
+
+def _worker_open(data: bytes, setup: tuple[str, str]) -> None:
+    """Once per worker: open the document from its bytes; anything a library prints goes to stderr (a worker's
+    stdout is the parent's, and `--json` owns it)."""
+    global _worker_doc, _worker_setup
+    os.dup2(2, 1)
+    _worker_doc = pymupdf.open(stream=data, filetype="pdf")
+    if _worker_doc.needs_pass:
+        _worker_doc.authenticate("")
+    _worker_setup = setup
+
+
+def _worker_ocr(page_no: int) -> list[Line]:
+    if _worker_doc is None or _worker_setup is None:
+        raise RuntimeError("OCR worker used before _worker_open ran")
+    page = _worker_doc[page_no - 1]
+    return ocr_lines(page, page_no, _worker_setup)

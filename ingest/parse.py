@@ -6,6 +6,7 @@ search, then everything else runs on the extracted lines in Python. Bad input ne
 
 from __future__ import annotations
 
+import hashlib
 import re
 import statistics
 from dataclasses import dataclass, field
@@ -13,13 +14,13 @@ from pathlib import Path
 
 import pymupdf
 
-from ingest import INGEST_VERSION, ocr
+from ingest import INGEST_VERSION, ocr, text_quality
 from ingest.headings import (ARTICLE_KINDS, BODY_KINDS, GENERIC_KINDS, TITLE, Context, body_size, classify,
                              continues_heading, levels_for, outline_by_page)
 from ingest.identity import Evidence, identify
-from ingest.layout import Line, extract_lines, reading_order
+from ingest.layout import Line, extract_lines, invisible_share, reading_order
 from ingest.markdown_build import build
-from ingest.models import LegalDocument, ParseResult, ParseStatus
+from ingest.models import LegalDocument, ParseResult, ParseStatus, SourceFile
 from ingest.pdf_open import OpenedPdf, is_garbled, open_pdf
 from ingest.running_headers import RunningHeaders, detect
 from ingest.split_documents import DocumentItems, Item, single_document, split_edition
@@ -37,19 +38,24 @@ class _Pages:
     widths: dict[int, float] = field(default_factory=dict)
     ocr: set[int] = field(default_factory=set)
     scanned_no_ocr: list[int] = field(default_factory=list)
+    junk_kept: list[int] = field(default_factory=list)  # junk text layers OCR could not better
+    ocr_unavailable: bool = False
     garbled: list[int] = field(default_factory=list)
     blank: int = 0
 
 
-def parse_pdf(path: str | Path) -> ParseResult:
-    """Parse one file. The result's status says why a file yields no documents; no exception for bad input."""
+def parse_pdf(path: str | Path, ocr_workers: int | None = None) -> ParseResult:
+    """Parse one file. The result's status says why a file yields no documents; no exception for bad input.
+
+    `ocr_workers`: processes that OCR scanned pages in parallel (default: every core; the output is the same for
+    any number)."""
     opened = open_pdf(path)
     base = dict(source=opened.source, status=opened.status, message=opened.message, repaired=opened.repaired,
                 warnings=opened.warnings)
     if opened.doc is None:
         return ParseResult(**base)
     try:
-        return _parse(opened)
+        return _parse(opened, ocr_workers)
     except (RuntimeError, ValueError) as exc:  # MuPDF errors on damaged content streams surface as RuntimeError
         base.update(status=ParseStatus.unreadable, message=f"MuPDF failed while reading pages: {exc}")
         return ParseResult(**base)
@@ -57,32 +63,69 @@ def parse_pdf(path: str | Path) -> ParseResult:
         opened.doc.close()
 
 
-def _read_pages(doc: pymupdf.Document) -> _Pages:
+def _read_pages(doc: pymupdf.Document, src: SourceFile, ocr_workers: int | None) -> _Pages:
+    """Every page's lines: its text layer, or OCR where the page is a scan without text or with a junk text layer.
+    The pages to OCR are found first, then read together on `ocr_workers` processes."""
     pages = _Pages()
-    setup: tuple[str, str] | None | bool = False  # resolved on the first scanned page
+    lines_of: dict[int, list[Line]] = {}
+    to_ocr: list[int] = []
+    ocr_file = text_quality.ocr_producer(src.producer, src.creator)
     for index in range(doc.page_count):
         page, pno = doc[index], index + 1
         pages.heights[pno], pages.widths[pno] = page.rect.height, page.rect.width
-        lines = extract_lines(page, pno)
-        if not lines and ocr.looks_scanned(page):
-            setup = ocr.ocr_setup() if setup is False else setup
-            if not setup:
-                pages.scanned_no_ocr.append(pno)
-                continue
-            lines = extract_lines(page, pno, ocr.ocr_textpage(page, setup))
-            pages.ocr.add(pno)
+        lines = lines_of[pno] = extract_lines(page, pno)
+        if lines and not text_quality.layer_is_junk(_text(lines), 1.0, True):
+            continue  # good text even by the strictest measure: no need to look for a scan
+        if ocr.looks_scanned(page) and (not lines or text_quality.layer_is_junk(
+                _text(lines), invisible_share(page), ocr_file)):
+            to_ocr.append(pno)
+    if to_ocr:
+        _ocr(doc, src, to_ocr, lines_of, pages, ocr_workers)
+    for pno, lines in lines_of.items():
         if not lines:
-            pages.blank += 1
+            if pno not in pages.scanned_no_ocr:
+                pages.blank += 1
             continue
-        if pno not in pages.ocr and is_garbled("".join(ln.text for ln in lines)):
+        if pno not in pages.ocr and is_garbled(_text(lines)):
             pages.garbled.append(pno)
             continue
-        tables, in_cells = ([], set()) if pno in pages.ocr else page_tables(page, pno, lines)
+        tables, in_cells = ([], set()) if pno in pages.ocr else page_tables(doc[pno - 1], pno, lines)
         if tables:
             lines = [ln for ln in lines if id(ln) not in in_cells]
             pages.tables[pno] = tables
         pages.lines[pno] = lines
     return pages
+
+
+def _text(lines: list[Line]) -> str:
+    return "\n".join(ln.text for ln in lines)
+
+
+def _ocr(doc: pymupdf.Document, src: SourceFile, page_nos: list[int], lines_of: dict[int, list[Line]],
+         pages: _Pages, workers: int | None) -> None:
+    """OCR `page_nos`; a page's OCR text replaces its text layer only when it is better by the text measure."""
+    setup = ocr.ocr_setup()
+    if not setup:
+        pages.scanned_no_ocr = [pno for pno in page_nos if not lines_of[pno]]
+        pages.junk_kept = [pno for pno in page_nos if lines_of[pno]]
+        pages.ocr_unavailable = True
+        return
+    for pno, lines in ocr.ocr_pages(doc, page_nos, setup, workers, lambda: _file_bytes(doc, src)).items():
+        old = lines_of[pno]
+        if not old or text_quality.better(_text(lines), _text(old)):
+            lines_of[pno] = lines
+            pages.ocr.add(pno)
+        else:
+            pages.junk_kept.append(pno)
+
+
+def _file_bytes(doc: pymupdf.Document, src: SourceFile) -> bytes:
+    """The bytes the document was opened from (re-read, checked against the hash), for OCR workers to open."""
+    try:
+        data = Path(src.path).read_bytes()
+    except OSError:
+        data = b""
+    return data if hashlib.sha256(data).hexdigest() == src.sha256 else doc.tobytes()
 
 
 def _page_items(pages: _Pages, headers: RunningHeaders) -> list[tuple[int, Line | TableBlock]]:
@@ -139,7 +182,7 @@ def _classify(flat: list[tuple[int, Line | TableBlock]], ctx: Context) -> list[I
 
 
 def _evidence(d: DocumentItems, flat_lines: list[Line], where: dict[int, int], headers: RunningHeaders,
-              dof: bool, edition: str | None) -> Evidence:
+              dof: bool, edition: str | None, source_name: str = "") -> Evidence:
     """What identity reads for one document: its first and last lines (with layout), headings and headers."""
     own = [it for it in d.items if not it.synthetic and (it.line is not None or it.table is not None)]
     starts = [where[id(it.first_line or it.line)] for it in own if (it.first_line or it.line) is not None
@@ -155,7 +198,7 @@ def _evidence(d: DocumentItems, flat_lines: list[Line], where: dict[int, int], h
         headers=headers.texts, page_headers=page_headers, top=headers.tops.get(first_page, []),
         front_matter=d.front_matter, edition_title=d.title, edition_body=d.body or d.poder, dof=dof,
         dof_date=headers.date if dof else None, dof_section=headers.section if dof else None,
-        dof_edition=edition,
+        dof_edition=edition, source_name=source_name,
     )
 
 
@@ -164,15 +207,19 @@ def _short(text: str, words: int = 8, chars: int = 60) -> str:
     return short if len(short) <= chars else short[: chars - 1].rstrip() + "…"
 
 
-def _parse(opened: OpenedPdf) -> ParseResult:
+def _parse(opened: OpenedPdf, ocr_workers: int | None = None) -> ParseResult:
     doc, src = opened.doc, opened.source
     result = ParseResult(source=src, status=ParseStatus.ok, message=opened.message, repaired=opened.repaired,
                          warnings=list(opened.warnings))
-    pages = _read_pages(doc)
+    pages = _read_pages(doc, src, ocr_workers)
     result.ocr_pages = sorted(pages.ocr)
     if pages.scanned_no_ocr:
         result.warnings.append(f"pages without text layer not OCR'd (Tesseract language data missing): "
                                f"{pages.scanned_no_ocr}")
+    if pages.junk_kept:
+        why = "Tesseract language data missing" if pages.ocr_unavailable else "OCR read them no better"
+        result.warnings.append(f"pages whose text layer looks like OCR junk kept as they are ({why}): "
+                               f"{pages.junk_kept}")
     if pages.garbled:
         result.warnings.append(f"pages whose text decodes to garbage (unmapped fonts) left out: {pages.garbled}")
     if not pages.lines and not pages.tables:
@@ -211,7 +258,7 @@ def _parse(opened: OpenedPdf) -> ParseResult:
             continue
         position = len(result.documents)
         span_pages = [s.page for s in built.page_spans] or [d.items[0].page]
-        ident = identify(_evidence(d, flat_lines, where, headers, headers.is_dof, edition))
+        ident = identify(_evidence(d, flat_lines, where, headers, headers.is_dof, edition, Path(src.path).stem))
         title = " ".join(ident.title.split())
         if headers.is_dof:
             label = f"DOF {headers.date.isoformat()} {edition}" if headers.date else f"DOF {edition}"
