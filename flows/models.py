@@ -8,6 +8,7 @@ import json
 import logging
 import unicodedata
 from enum import Enum
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 from pydantic_core import PydanticSerializationError
@@ -34,6 +35,17 @@ def safe_text(text: str) -> str:
         return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     except UnicodeEncodeError:
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def valid_utf8(data: Any) -> Any:
+    """JSON-ready data (dicts, lists, strings, numbers) with every string made valid UTF-8 by `safe_text`."""
+    if isinstance(data, str):
+        return safe_text(data)
+    if isinstance(data, dict):
+        return {valid_utf8(k): valid_utf8(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [valid_utf8(v) for v in data]
+    return data
 
 
 def printable(text: str) -> str:
@@ -212,8 +224,9 @@ class IngestSummary(BaseModel):
         return self.files_failed > 0 and self.files_ok + self.files_cached == 0
 
     def to_json(self) -> str:
-        """The summary as JSON, always: an outcome that cannot be serialised is replaced by `unserialisable` (its
-        path, status and the error), so one file never costs the run its record or its `--json`."""
+        """The summary as JSON, always: text that is not valid UTF-8 is escaped (`valid_utf8`), and an outcome that
+        still cannot be serialised is replaced by `unserialisable` (its path, status and the error), so one file
+        never costs the run its record or its `--json`."""
         try:
             return self.model_dump_json(indent=2)
         except (PydanticSerializationError, ValueError) as exc:
@@ -221,13 +234,12 @@ class IngestSummary(BaseModel):
         files = []
         for outcome in self.files:
             try:
-                outcome.model_dump_json()
-                files.append(outcome)
-            except (PydanticSerializationError, ValueError) as exc:
-                files.append(unserialisable(outcome, exc))
-        data = json.loads(self.model_copy(update={"files": []}).model_dump_json())
-        data["files"] = [json.loads(f.model_dump_json()) for f in files]
-        return json.dumps(data, indent=2)
+                files.append(valid_utf8(outcome.model_dump(mode="json")))
+            except Exception as exc:  # noqa: BLE001  (recorded as this file's reason)
+                files.append(unserialisable(outcome, exc).model_dump(mode="json"))
+        data = valid_utf8(self.model_dump(mode="json", exclude={"files"}))
+        data["files"] = files
+        return json.dumps(data, indent=2, ensure_ascii=False)
 
     def headline(self) -> str:
         return (f"{self.files_ok} ok, {self.files_cached} cached, {self.files_skipped} skipped, "

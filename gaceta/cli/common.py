@@ -95,20 +95,10 @@ def _dumps(data: Any) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # lone surrogates: a file name that is not UTF-8
-        text = json.dumps(_valid_utf8(data), indent=2, ensure_ascii=False, default=str)
+        from flows.models import valid_utf8
+
+        text = json.dumps(valid_utf8(data), indent=2, ensure_ascii=False, default=str)
     return text
-
-
-def _valid_utf8(data: Any) -> Any:
-    from flows.models import safe_text
-
-    if isinstance(data, str):
-        return safe_text(data)
-    if isinstance(data, dict):
-        return {_valid_utf8(k): _valid_utf8(v) for k, v in data.items()}
-    if isinstance(data, (list, tuple)):
-        return [_valid_utf8(v) for v in data]
-    return data
 
 
 def shown(text: str) -> str:

@@ -20,7 +20,8 @@ def register(app: typer.Typer) -> None:
 
 
 def ingest_command(
-    paths: list[Path] = typer.Argument(..., help="PDF files and/or folders (searched recursively)."),
+    paths: list[Path] = typer.Argument(..., help="PDF files and/or folders (searched recursively).",
+                                       readable=False),  # an unreadable file gets its own status
     context: bool | None = typer.Option(
         None, "--context/--no-context", help="Add Anthropic contextual blurbs (default: GACETA_CONTEXT)."),
     json_out: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),

@@ -21,7 +21,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("parse")
     def parse(
-        files: list[Path] = typer.Argument(..., help="PDF files to parse."),
+        files: list[Path] = typer.Argument(..., help="PDF files to parse.", readable=False),  # each gets its status
         as_json: bool = typer.Option(False, "--json", help="Machine-readable output: results, documents, chunks."),
         markdown: bool = typer.Option(False, "--markdown", help="Print each document's Markdown."),
     ) -> None:
