@@ -1,4 +1,5 @@
-// gaceta web page: streams a cited answer from POST /ask/stream and lets a reader check each citation against the
+// gaceta web page: streams a cited answer from POST /ask/stream, or checks a pasted text with POST /attribute (each
+// sentence's support, each quote exact / altered / misattributed), and lets a reader check each citation against the
 // highlighted PDF page. Every piece of document or answer text is inserted as text (textContent / text nodes), never
 // as HTML: the PDFs are untrusted input.
 "use strict";
@@ -270,28 +271,65 @@ function renderSources(hits) {
   $("sources-box").hidden = hits.length === 0;
 }
 
+// "Cobertura de citas: 80 % (4 de 5 frases) · respaldadas por su cita: 3 de 5 · fuentes pertinentes: no — señalada:
+// …": the support and relevance judgements, when the server sends them.
+const FLAG_REASONS = {
+  uncited: "menos de la mitad de las frases cita una fuente verificada",
+  unsupported: "menos de la mitad de las frases está respaldada por lo que cita",
+  not_relevant: "las fuentes citadas no tratan la pregunta",
+};
+
+function coverageText(coverage) {
+  const parts = ["Cobertura de citas: " + Math.round(coverage.ratio * 100) + " % (" + coverage.cited + " de " +
+    coverage.sentences + " frases)"];
+  if (typeof coverage.supported === "number") {
+    parts.push("respaldadas por su cita: " + coverage.supported + " de " + coverage.sentences);
+  }
+  if (typeof coverage.relevant === "boolean") {
+    parts.push("fuentes pertinentes a la pregunta: " + (coverage.relevant ? "sí" : "no"));
+  }
+  let text = parts.join(" · ");
+  const reasons = (coverage.flag_reasons || []).map((r) => FLAG_REASONS[r] || squash(r)).filter(Boolean);
+  if (coverage.flagged) {
+    text += " — " + (reasons.length ? "señalada: " + reasons.join("; ") + ". " : "") +
+      "Las frases sin cita verificada o sin respaldo están marcadas.";
+  }
+  return text;
+}
+
+// Sentences marked in place: uncited ones when the answer is flagged; cited ones their citation does not back (or
+// backs only in part) always.
 function markUncited(coverage) {
   const box = $("coverage");
   box.hidden = false;
-  box.textContent = "Cobertura de citas: " + Math.round(coverage.ratio * 100) + " % (" + coverage.cited + " de " +
-    coverage.sentences + " frases)" + (coverage.flagged ? " — las frases sin cita verificada están marcadas." : "");
+  box.textContent = coverageText(coverage);
   box.classList.toggle("flagged", coverage.flagged);
-  if (!coverage.flagged) return;
+  const wanted = [];
+  if (coverage.flagged) {
+    for (const sentence of coverage.uncited || []) wanted.push([sentence, "uncited", "Frase sin cita verificada"]);
+  }
+  for (const sentence of coverage.unsupported || []) {
+    wanted.push([sentence, "unbacked", "Su cita no respalda esta frase"]);
+  }
+  for (const sentence of coverage.partial || []) {
+    wanted.push([sentence, "half-backed", "Su cita respalda esta frase solo en parte"]);
+  }
+  if (!wanted.length) return;
   for (const seg of state.segments) {
     const full = seg.text.textContent;
     const ranges = [];
-    for (const sentence of coverage.uncited) {
+    for (const [sentence, cls, title] of wanted) {
       const at = full.indexOf(sentence);
       const end = at + sentence.length;
-      if (at >= 0 && !ranges.some(([a, b]) => at < b && a < end)) ranges.push([at, end]);
+      if (at >= 0 && !ranges.some(([a, b]) => at < b && a < end)) ranges.push([at, end, cls, title]);
     }
     if (!ranges.length) continue;
     ranges.sort((x, y) => x[0] - y[0]);
     const parts = [];
     let pos = 0;
-    for (const [a, b] of ranges) {
-      const mark = el("mark", "uncited", full.slice(a, b));
-      mark.title = "Frase sin cita verificada";
+    for (const [a, b, cls, title] of ranges) {
+      const mark = el("mark", cls, full.slice(a, b));
+      mark.title = title;
       parts.push(document.createTextNode(full.slice(pos, a)), mark);
       pos = b;
     }
@@ -418,6 +456,10 @@ function reset() {
   $("sources").replaceChildren();
   $("sources-box").hidden = true;
   $("coverage").hidden = true;
+  $("check-summary").replaceChildren();
+  $("check-summary").hidden = true;
+  $("quotes").replaceChildren();
+  $("quotes-box").hidden = true;
   $("panel").hidden = true;
   hideTooltip();
 }
@@ -472,7 +514,183 @@ async function ask(event) {
   }
 }
 
+// ---- checking a text (POST /attribute): each sentence's support, each quote's verdict ----
+
+const SUPPORT_TEXT = {
+  supported: "Respaldada por las fuentes",
+  partial: "Respaldada en parte",
+  unsupported: "Sin respaldo en las fuentes",
+};
+const QUOTE_TEXT = {
+  exact: "exacta",
+  altered: "alterada",
+  misattributed: "mal atribuida",
+  not_found: "no encontrada",
+};
+const QUOTE_HELP = {
+  exact: "La cita coincide con el texto oficial, donde el texto dice que está.",
+  altered: "La cita se parece al texto oficial pero no es idéntica: abajo, la redacción oficial y los cambios.",
+  misattributed: "El texto citado existe, pero no en el artículo o la ley que el texto le atribuye.",
+  not_found: "No se encontró nada parecido en los documentos consultados.",
+};
+
+// The official wording with the quote's changes: words the quote changed or left out are inserted (<ins>), words
+// the quote has and the official text does not are struck (<del>).
+function diffNodes(diff) {
+  const nodes = [];
+  for (const step of diff) {
+    if (nodes.length) nodes.push(document.createTextNode(" "));
+    if (step.op === "equal") nodes.push(document.createTextNode(step.official));
+    else {
+      if (step.quoted) {
+        const del = el("del", null, step.quoted);
+        del.title = "En la cita";
+        nodes.push(del);
+      }
+      if (step.quoted && step.official) nodes.push(document.createTextNode(" "));
+      if (step.official) {
+        const ins = el("ins", null, step.official);
+        ins.title = "En el texto oficial";
+        nodes.push(ins);
+      }
+    }
+  }
+  return nodes;
+}
+
+function renderQuote(n, quote) {
+  const item = el("li", "quote-item q-" + quote.status);
+  item.id = "quote-" + n;
+  const head = el("div", "quote-head");
+  const badge = el("span", "badge q-" + quote.status, "cita " + QUOTE_TEXT[quote.status]);
+  badge.title = QUOTE_HELP[quote.status];
+  head.append(badge);
+  if (quote.claimed) head.append(" ", el("span", "quote-claimed", "dice citar: " + squash(quote.claimed.text)));
+  item.append(head, el("blockquote", "quote-text", "«" + squash(quote.text) + "»"));
+  const citation = (quote.citations || [])[0];
+  if (citation) {
+    const where = el("div", "quote-where", quote.status === "misattributed" ? "Está en: " : "Texto oficial: ");
+    const link = el("button", "cite-label", citationLabel(citation));
+    link.type = "button";
+    link.title = "Ver la página del PDF";
+    link.addEventListener("click", () => openPanel(citation));
+    where.append(link);
+    item.append(where);
+  }
+  if (quote.official && !quote.verbatim) {
+    const official = el("blockquote", "quote-official");
+    official.append(...diffNodes(quote.diff && quote.diff.length ? quote.diff : [{ op: "equal", official: quote.official }]));
+    item.append(el("div", "quote-label", "Redacción oficial (cambios marcados):"), official);
+  } else if (quote.official && quote.status === "misattributed") {
+    item.append(el("blockquote", "quote-official", quote.official));
+  }
+  if (quote.reason) item.title = quote.reason;
+  $("quotes").append(item);
+  $("quotes-box").hidden = false;
+}
+
+// Each quote marked inside its sentence; clicking it scrolls to its verdict.
+function markQuotes(seg, sentence, quotes) {
+  const full = seg.text.textContent;
+  const parts = [];
+  let pos = 0;
+  for (const n of sentence.quotes) {
+    const quote = quotes[n];
+    const a = quote.start - sentence.start;
+    const b = quote.end - sentence.start;
+    if (a < pos || b > full.length) continue;
+    const mark = el("mark", "quote-mark q-" + quote.status, full.slice(a, b));
+    mark.title = "Cita " + QUOTE_TEXT[quote.status] + ": " + QUOTE_HELP[quote.status];
+    mark.tabIndex = 0;
+    const go = () => $("quote-" + n).scrollIntoView({ behavior: "smooth", block: "center" });
+    mark.addEventListener("click", go);
+    mark.addEventListener("keydown", (e) => { if (e.key === "Enter") go(); });
+    parts.push(document.createTextNode(full.slice(pos, a)), mark);
+    pos = b;
+  }
+  if (!parts.length) return;
+  parts.push(document.createTextNode(full.slice(pos)));
+  seg.text.replaceChildren(...parts);
+}
+
+function renderAttribution(result) {
+  renderSources(result.sources);
+  renderReferences(result.references);
+  result.content.forEach((seg, i) => {
+    segment(i).text.append(document.createTextNode(seg.text));
+    for (const c of seg.citations) addCitation(i, c);
+  });
+  for (const sentence of result.sentences) {
+    const seg = state.segments[sentence.segment];
+    if (!seg) continue;
+    if (sentence.support) {
+      seg.wrap.classList.add("support", "support-" + sentence.support);
+      seg.wrap.dataset.support = sentence.support;
+      seg.wrap.title = SUPPORT_TEXT[sentence.support] +
+        (sentence.missing && sentence.missing.length ? " (ninguna fuente dice: " + sentence.missing.join(", ") + ")" : "");
+    }
+    if (sentence.quotes.length) markQuotes(seg, sentence, result.quotes);
+  }
+  result.quotes.forEach((quote, n) => renderQuote(n, quote));
+  const s = result.summary;
+  const box = $("check-summary");
+  box.replaceChildren();
+  box.append(el("span", "support-supported", s.supported + " respaldadas"), " · ",
+    el("span", "support-partial", s.partial + " en parte"), " · ",
+    el("span", "support-unsupported", s.unsupported + " sin respaldo"),
+    document.createTextNode(" de " + s.sentences + " frases."));
+  const counts = Object.entries(s.quotes || {}).filter(([, count]) => count);
+  if (counts.length) {
+    box.append(document.createTextNode(" Citas textuales: " +
+      counts.map(([status, count]) => count + " " + QUOTE_TEXT[status] + (count > 1 ? "s" : "")).join(", ") + "."));
+  }
+  box.hidden = false;
+}
+
+async function check(event) {
+  if (event) event.preventDefault();
+  const text = $("check-text").value;
+  if (!text.trim()) return;
+  reset();
+  $("check").disabled = true;
+  setStatus("Revisando el texto contra los documentos…");
+  try {
+    const body = { text };
+    const question = $("check-question").value.trim();
+    if (question) body.question = question;
+    const response = await fetch("/attribute", {
+      method: "POST",
+      headers: Object.assign({ "Content-Type": "application/json" }, authHeaders()),
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) {
+      setStatus(await errorMessage(response), true);
+      return;
+    }
+    const result = await response.json();
+    renderAttribution(result);
+    setStatus(result.found ? "Revisión terminada." : "Revisión terminada: nada en el índice respalda este texto.");
+  } catch (err) {
+    setStatus("Se perdió la conexión con el servidor: " + err.message, true);
+  } finally {
+    $("check").disabled = false;
+  }
+}
+
+function setMode(mode) {
+  const checking = mode === "check";
+  $("ask-form").hidden = checking;
+  $("check-form").hidden = !checking;
+  $("mode-ask").setAttribute("aria-pressed", String(!checking));
+  $("mode-check").setAttribute("aria-pressed", String(checking));
+  reset();
+  setStatus("");
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  $("mode-ask").addEventListener("click", () => setMode("ask"));
+  $("mode-check").addEventListener("click", () => setMode("check"));
+  $("check-form").addEventListener("submit", check);
   $("api-key").value = sessionStorage.getItem("gaceta-api-key") || "";
   $("api-key").addEventListener("change", () => sessionStorage.setItem("gaceta-api-key", $("api-key").value.trim()));
   $("ask-form").addEventListener("submit", ask);
