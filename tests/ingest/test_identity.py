@@ -14,6 +14,7 @@ import re
 import sys
 import unicodedata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
@@ -24,6 +25,9 @@ PDFS = Path(os.environ.get("GACETA_SHARED", ROOT.parent / "shared")) / "data" / 
 FIELDS = ("title", "doc_type", "issuing_body", "publication_date", "last_reform_date")
 TITLE_CHARS = 120
 GOAL = 0.95
+
+if TYPE_CHECKING:
+    from ingest.layout import Line
 
 
 def fold(text: str | None) -> str:
@@ -109,3 +113,54 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+# --- titles are words, and bounded ------------------------------------------------------------------------------
+
+
+def _line(text: str, y: float, size: float = 12.0, bold: bool = True) -> "Line":
+    from ingest.layout import Line
+
+    letters = [c for c in text if c.isalpha()]
+    caps = sum(c.isupper() for c in letters) / len(letters) if letters else 0.0
+    return Line(text, 72.0, y, 72.0 + 6 * len(text), y + size, size, "Helvetica-Bold" if bold else "Helvetica",
+                bold, bold, False, caps, 1)
+
+
+def test_a_noise_fragment_never_becomes_the_title_the_next_candidate_does() -> None:
+    from ingest.identity import Evidence, identify
+
+    body = [_line("Despite the July heat, this came to mind recently when I called on Erwin Griswold in his "
+                  "Washington law offices.", 300 + 14 * i, 10, False) for i in range(8)]
+    headline = "Legal Scholar Recalls Creating Federal Register"
+    for noise in ("OcIAL Dg,", "SNE //Z", "| OUR"):  # seal and stamp fragments, bigger than the headline
+        ev = Evidence(lines=[_line(noise, 40, 24), _line(headline, 120, 18), *body], headings=[])
+        assert identify(ev).title == headline
+
+
+def test_without_any_words_line_the_title_falls_back_to_the_file_name() -> None:
+    from ingest.identity import Evidence, identify
+
+    ev = Evidence(lines=[_line("SNE //Z", 40, 20), _line("Ly $ S", 60, 12), _line("ko) o |", 80, 12)], headings=[],
+                  source_name="acuerdo_covid-19")
+    assert identify(ev).title == "acuerdo covid-19"
+
+
+def test_a_one_megabyte_first_line_gives_a_bounded_title(tmp_path: Path) -> None:
+    import pymupdf
+
+    from ingest.identity import MAX_TITLE_CHARS
+    from ingest.parse import parse_pdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), ("LEY 99 DE 1993 " * 70_000)[:1_000_000], fontsize=0.0008, fontname="hebo")
+    page.insert_text((72, 100), "Artículo 1. Texto del cuerpo del documento.", fontsize=11)
+    doc.save(tmp_path / "long_line.pdf")
+    result = parse_pdf(tmp_path / "long_line.pdf")
+    (legal,) = result.documents
+    assert len(legal.markdown) > 1_000_000  # the body keeps the whole line
+    assert len(legal.title) <= MAX_TITLE_CHARS and legal.title.endswith("…"), len(legal.title)
+    words = legal.title[:-1].split()  # cut at a word: every word whole
+    assert words == ("LEY 99 DE 1993 " * 100).split()[:len(words)]
+    assert len(legal.short_title or "") <= MAX_TITLE_CHARS and len(legal.label) <= MAX_TITLE_CHARS
