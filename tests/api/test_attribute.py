@@ -4,13 +4,17 @@ quote that is nowhere; bad requests are refused with the reason."""
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
 
 import pytest
 from playwright.sync_api import expect
 
 from ingest.sentences import split_sentences
+from tests.api.conftest import CLI, REGLAMENTO, ServeProcess
 from tests.api.test_browser import browser  # noqa: F401  (the chromium fixture)
+from tests.index_fixtures import build_index
 
 NOWHERE = "Las zarzamoras del sindicato se reparten cada trimestre entre los inspectores del trabajo jubilados"
 
@@ -138,3 +142,20 @@ def test_the_check_view_in_a_browser(browser, live_url, memo, tmp_path):  # noqa
     expect(page.locator("#ask-form")).to_be_visible()
     assert page.locator("#quotes li").count() == 0
     context.close()
+
+
+def test_gaceta_attribute_goes_through_the_serving_owner(memo, tmp_path_factory):
+    """With `gaceta serve` holding the index (and its lock), `gaceta attribute -` succeeds through it."""
+    home = tmp_path_factory.mktemp("attribute-owner")
+    build_index(home, [REGLAMENTO]).close()
+    server = ServeProcess(home).start()
+    try:
+        run = subprocess.run([*CLI, "attribute", "-", "--json"], input=memo["text"], env=server.env,
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        check_memo(json.loads(run.stdout), memo)
+        bad = subprocess.run([*CLI, "attribute", "-", "--doc", "no-such-document"], input="Un texto de prueba.",
+                             env=server.env, capture_output=True, text=True, timeout=300)
+        assert bad.returncode == 1 and "no-such-document" in bad.stderr and "Traceback" not in bad.stderr
+    finally:
+        assert server.stop() == 0
