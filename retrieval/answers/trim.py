@@ -7,8 +7,9 @@ sentences (IDF), so "tierras y aguas" counts more than "artículo". Kept, in doc
   looked up by reference, `via == "reference"`): that text is never trimmed;
 - each chunk's best sentence (a retrieved chunk always says something), and any sentence scoring at least
   `RELATIVE` of the best sentence in the whole context;
-- sparingly, the neighbours structure asks for: the sentence announcing a list ("… los siguientes:") before a
-  kept list item, and the first item after a kept sentence that announces one.
+- sparingly, the neighbours structure asks for: the sentence announcing a list ("… se requiere:") before a kept
+  list item ("II. …", "b) …"; amendment notes between them skipped), and the first item after a kept sentence that
+  announces one.
 The header line(s) of every chunk stay in the prompt (the backends print them). Trimmed text is verbatim: every
 run of kept sentences is a slice of the chunk text, runs are joined by `GAP` (which also opens or closes the text
 when sentences before the first run or after the last are left out), and `TrimmedSource.document_offset`
@@ -96,12 +97,14 @@ def trim_context(question: str, hits: list[SearchHit], enabled: bool = True) -> 
     best = max((s for ss in scores for s in ss), default=0.0)
 
     sources = []
-    for hit, chunk_texts, chunk_scores in zip(hits, texts, scores):
+    for hit, chunk_spans, chunk_texts, chunk_scores in zip(hits, spans, texts, scores):
         chunk = hit.chunk
         if not enabled or hit.via == "reference" or (chunk.article is not None and chunk.article in named):
             keep = set(range(len(chunk_texts)))
         else:
-            keep = _selected(chunk_texts, chunk_scores, best)
+            notes = {i for i, sp in enumerate(chunk_spans)
+                     if any(n.start < sp.end and sp.start < n.end for n in chunk.notes)}
+            keep = _selected(chunk_texts, chunk_scores, best, notes)
         sources.append(_trimmed(hit, sorted(keep)))
     before = sum(count_tokens(h.chunk.header) + count_tokens(h.chunk.text) for h in hits)
     after = sum(count_tokens(h.chunk.header) + count_tokens(s.text) for h, s in zip(hits, sources))
@@ -115,17 +118,20 @@ def _idf(asked: set[str], sentence_terms: list[set[str]]) -> dict[str, float]:
     return {t: math.log((n + 1) / (df[t] + 0.5)) for t in asked}
 
 
-def _selected(texts: list[str], scores: list[float], best: float) -> set[int]:
+def _selected(texts: list[str], scores: list[float], best: float, notes: set[int]) -> set[int]:
+    """The sentences kept of one chunk (`notes`: the indexes of its amendment notes, which neighbours skip)."""
     if not texts:
         return set()
     keep = {max(range(len(texts)), key=lambda i: (scores[i], -i))}  # the chunk's best sentence, earliest on ties
     if best > 0:
         keep |= {i for i, s in enumerate(scores) if s >= RELATIVE * best}
     for i in sorted(keep):
-        if _ANNOUNCES.search(texts[i]) and i + 1 < len(texts):
-            keep.add(i + 1)  # the first item of the list it announces
+        if _ANNOUNCES.search(texts[i]):
+            first = next((j for j in range(i + 1, len(texts)) if j not in notes), None)
+            if first is not None:
+                keep.add(first)  # the first item of the list it announces
         if _LIST_ITEM.match(texts[i]):
-            lead = next((j for j in range(i - 1, -1, -1) if not _LIST_ITEM.match(texts[j])), None)
+            lead = next((j for j in range(i - 1, -1, -1) if j not in notes and not _LIST_ITEM.match(texts[j])), None)
             if lead is not None and _ANNOUNCES.search(texts[lead]):
                 keep.add(lead)  # the sentence announcing the list this item belongs to
     return keep
