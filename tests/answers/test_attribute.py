@@ -185,3 +185,72 @@ def test_bad_input_fails_cleanly(home, monkeypatch, tmp_path):
     for args, words in cases:
         result = CliRunner().invoke(app, args, input="" if words == "empty" else "El artículo 17 dispone algo.")
         assert result.exit_code == 1 and words in result.output and "Traceback" not in result.output, result.output
+
+
+# -- quote matching on the reglamento's own text (no index needed) ---------------------------------------------------
+
+@pytest.fixture(scope="module")
+def reglamento_text() -> str:
+    from ingest.parse import parse_pdf
+    from tests.conftest import pdf
+
+    return parse_pdf(pdf(REGLAMENTO)).documents[0].markdown
+
+
+def sentence_with(markdown: str, words: str) -> str:
+    from ingest.sentences import split_sentences
+
+    return next(markdown[s.start:s.end] for s in split_sentences(markdown) if words in markdown[s.start:s.end])
+
+
+def test_a_quote_copied_from_the_pdf_is_exact(reglamento_text):
+    from retrieval.attribution.quotes import match_quote
+
+    official = sentence_with(reglamento_text, "sesenta días naturales")
+    words = official.split()
+    long_word = max(range(len(words)), key=lambda i: len(words[i]))
+    cut = len(words[long_word]) // 2
+    # wrapped lines, a word hyphenated at a line end, another case, curly quotes around it
+    hyphenated = words[:long_word] + [words[long_word][:cut] + "-\n" + words[long_word][cut:]] + words[long_word + 1:]
+    copied = "\n".join(" ".join(hyphenated[i:i + 7]) for i in range(0, len(hyphenated), 7)).upper()
+    found = match_quote(copied, reglamento_text)
+    assert found is not None and found.exact
+    assert reglamento_text[found.start:found.end] == official
+
+
+def test_changed_and_dropped_words_are_listed(reglamento_text):
+    from retrieval.attribution.quotes import match_quote
+
+    official = sentence_with(reglamento_text, "sesenta días naturales")
+    quoted = official.replace("sesenta días naturales", "noventa días hábiles").replace(" anual", "", 1)
+    found = match_quote(quoted, reglamento_text)
+    assert found is not None and not found.exact
+    assert reglamento_text[found.start:found.end] == official
+    changes = [(d.op, d.quoted, d.official) for d in found.diff if d.op != "equal"]
+    assert changes == [("replace", "noventa", "sesenta"), ("replace", "hábiles", "naturales"),
+                       ("insert", "", "anual")]
+    # punctuation only: close, not exact, and no word changed
+    comma = official.replace(",", "", 1)
+    assert comma != official
+    found = match_quote(comma, reglamento_text)
+    assert found is not None and not found.exact and all(d.op == "equal" for d in found.diff)
+
+
+def test_words_that_are_not_there_match_nothing(reglamento_text):
+    from retrieval.attribution.quotes import match_quote
+
+    assert match_quote(NOWHERE, reglamento_text) is None
+    assert match_quote("El reparto de utilidades se hará cada semana en especie y en moneda extranjera",
+                       reglamento_text) is None
+
+
+def test_quotes_are_found_in_every_quotation_style():
+    from retrieval.attribution.quotes import find_quotes
+
+    text = ('Dice «el plazo será de quince días», también “se computará a partir del día siguiente”, y '
+            '"la persona quejosa podrá hacerlo". Los términos «amparo» y "juicio de amparo" no son citas; '
+            '«una cita sin cerrar no cuenta')
+    assert [q.text for q in find_quotes(text)] == [
+        "el plazo será de quince días", "se computará a partir del día siguiente", "la persona quejosa podrá hacerlo"]
+    for q in find_quotes(text):
+        assert text[q.start:q.end] == q.text
