@@ -182,9 +182,9 @@ class ArgumentStream:
         self.emitted = False
 
     def feed(self, fragment: str) -> Iterator[DraftEvent]:
-        if not fragment:
-            return
         self.buffer += fragment
+        if "{" not in fragment:  # a sentence is complete only once the next one opens: nothing new to emit
+            return
         try:
             partial = jiter.from_json(self.buffer.encode(), partial_mode="trailing-strings")
         except ValueError as exc:
