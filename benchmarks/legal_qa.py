@@ -517,7 +517,7 @@ def main() -> None:
     ap.add_argument("--pdfs", type=Path, default=PDFS, help="folder `gaceta ingest` indexes")
     ap.add_argument("--qa", type=Path, default=QA, help="the mx_legal_qa folder")
     ap.add_argument("--reindex", action="store_true", help="run `gaceta ingest` even if the index has chunks")
-    ap.add_argument("--answerer", default=None, help="extractive | claude | tags (default: settings)")
+    ap.add_argument("--answerer", default=None, help="extractive | claude | tags | tools (default: settings)")
     ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                     help="environment variable set before Settings() is built (repeatable)")
     ap.add_argument("--k", type=int, default=8, help="chunks the answer gets (ask's k)")
