@@ -97,7 +97,20 @@ def open_pdf(path: str | Path) -> OpenedPdf:
         doc = pymupdf.open(stream=data, filetype="pdf")
     except (pymupdf.FileDataError, RuntimeError, ValueError) as exc:
         return OpenedPdf(src, status=ParseStatus.unreadable, message=f"MuPDF cannot repair the PDF structure: {exc}")
-    warnings = [w for w in pymupdf.TOOLS.mupdf_warnings().splitlines() if w.strip()]
+    try:  # a damaged page tree or trailer may only show now ("code=7: Invalid number of pages")
+        return _inspect(doc, src, header_at)
+    except (pymupdf.FileDataError, RuntimeError, ValueError) as exc:
+        doc.close()
+        return OpenedPdf(src, status=ParseStatus.unreadable, message=f"MuPDF cannot read the PDF structure: {exc}",
+                         warnings=_mupdf_warnings())
+
+
+def _mupdf_warnings() -> list[str]:
+    return [w for w in pymupdf.TOOLS.mupdf_warnings().splitlines() if w.strip()]
+
+
+def _inspect(doc: pymupdf.Document, src: SourceFile, header_at: int) -> OpenedPdf:
+    warnings = _mupdf_warnings()
     repaired = bool(doc.is_repaired) or header_at > 0
     if header_at > 0:
         warnings.insert(0, f"{header_at} junk bytes before the %PDF header")

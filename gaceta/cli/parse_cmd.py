@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
@@ -26,6 +27,7 @@ def register(app: typer.Typer) -> None:
         markdown: bool = typer.Option(False, "--markdown", help="Print each document's Markdown."),
     ) -> None:
         """Parse PDFs into legal documents and chunks (no index is touched)."""
+        from flows.models import printable
         from ingest.chunker import chunk_document
         from ingest.parse import parse_pdf
 
@@ -34,10 +36,20 @@ def register(app: typer.Typer) -> None:
             fail(f"no such file: {', '.join(missing)}")
         # Every other path gets its parse status: a folder, a FIFO or a device is `unreadable` (never read), a
         # dangling symlink too; MuPDF's messages go to the log (ingest.pdf_open), so stdout stays JSON.
-        payload = []
+        payload, crashed = [], 0
         for path in files:
-            result = parse_pdf(path)
-            chunks = {d.doc_id: chunk_document(d, _words, MAX_TOKENS) for d in result.documents}
+            try:
+                result = parse_pdf(path)
+                chunks = {d.doc_id: chunk_document(d, _words, MAX_TOKENS) for d in result.documents}
+            except Exception as exc:  # a parser bug on one file: logged with its trace, the others still reported
+                logging.getLogger("gaceta.parse").exception("parse: %s", printable(str(path)))
+                crashed += 1
+                error = f"{type(exc).__name__}: {exc}"
+                if as_json:
+                    payload.append({"path": str(path), "error": error})
+                else:
+                    console.print(f"[bold]{shown(str(path))}[/]: [red]error[/] — {shown(error)}")
+                continue
             if as_json:
                 payload.append({"result": result.model_dump(mode="json", exclude={"documents": {"__all__": {"markdown"}}}),
                                 "chunks": {k: [c.model_dump(mode="json") for c in v] for k, v in chunks.items()}})
@@ -45,6 +57,8 @@ def register(app: typer.Typer) -> None:
             _print_human(result, chunks, markdown)
         if as_json:
             print_json(payload)
+        if crashed:
+            raise typer.Exit(1)
 
 
 def _print_human(result, chunks, markdown: bool) -> None:
