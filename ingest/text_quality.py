@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 # The most frequent function words of Spanish and English prose (accents folded). Short on purpose: these are the
 # words an OCR engine keeps when it loses the rest, and the words any paragraph of prose is full of.
@@ -125,6 +126,7 @@ class Quality:
         return self.function_words / self.words if self.words else 0.0
 
 
+@lru_cache(maxsize=1 << 16)
 def _classify(token: str) -> str:
     if token in _MARKS:
         return "mark"
