@@ -1,7 +1,17 @@
-"""Citation coverage: the share of an answer's sentences backed by at least one verified citation.
+"""Coverage of an answer: which sentences cite a verified span, which the cited spans really state, and whether the
+cited sources address the question at all.
 
-A hallucination signal, not a proof: a sentence counts as backed when it overlaps a text segment that carries a
-verified citation. Connectors and fragments under `MIN_WORDS` words are not claims and are left out.
+A hallucination signal, not a proof. A sentence counts as *cited* when it overlaps a text segment that carries a
+verified citation. Each cited sentence is then *judged* (`support.judge_support`) against the verified quotes,
+with their citation labels, of every segment it overlaps — the sentence, not only the quoted part, so the prose a
+model wraps around a quote must be backed too — and the judgement is attached to those segments
+(`TextSegment.support`; a segment over several sentences keeps its weakest). The answer's cited sources (their citation labels and quotes) are judged against the
+question (`support.judge_relevance`). Connectors and fragments under `MIN_WORDS` words are not claims and are left
+out.
+
+`flagged` when any of: fewer than half the sentences are cited ("uncited"), fewer than half are cited *and* backed
+by what they cite, supported or partly ("unsupported"), or the sources do not address the question
+("not_relevant").
 """
 
 from __future__ import annotations
@@ -9,7 +19,8 @@ from __future__ import annotations
 import re
 
 from ingest.sentences import split_sentences
-from retrieval.answers.models import Coverage, TextSegment
+from retrieval.answers.models import Citation, Coverage, TextSegment
+from retrieval.answers.support import Support, judge_relevance, judge_support
 
 MIN_WORDS = 5
 FLAG_BELOW = 0.5
@@ -17,26 +28,61 @@ FLAG_BELOW = 0.5
 _WORD = re.compile(r"\w+")
 
 
-def compute_coverage(content: list[TextSegment]) -> Coverage:
-    """Coverage of the answer made of `content` (no claim sentences at all: ratio 1.0, nothing to flag)."""
+def _quoted(citation: Citation) -> str:
+    """What a citation states: its quote, and where the quote stands ("Ley de Amparo, art. 17, párr. 1") — an answer
+    that says "según el artículo 17, …" is backed by the label as much as by the words."""
+    return f"{citation.label}\n{citation.cited_text}" if citation.label else citation.cited_text
+
+
+def compute_coverage(content: list[TextSegment], question: str | None = None, embedder=None) -> Coverage:
+    """Coverage of the answer made of `content`, judging support (and relevance to `question`, when given) on the
+    way; fills `TextSegment.support` in place. No claim sentences at all: ratio 1.0, nothing to flag."""
     text = "".join(seg.text for seg in content)
-    backed: list[tuple[int, int]] = []
+    backed: list[tuple[int, int, TextSegment]] = []
     pos = 0
     for seg in content:
+        seg.support = None
         if any(c.verified for c in seg.citations):
-            backed.append((pos, pos + len(seg.text)))
+            backed.append((pos, pos + len(seg.text), seg))
         pos += len(seg.text)
-    total = cited = 0
+    total = cited = supported = 0
     uncited: list[str] = []
+    partial: list[str] = []
+    unsupported: list[str] = []
     for sent in split_sentences(text):
         s, e = sent.start, sent.end
         sentence = text[s:e]
         if len(_WORD.findall(sentence)) < MIN_WORDS:
             continue
         total += 1
-        if any(bs < e and s < be for bs, be in backed):
-            cited += 1
-        else:
+        segments = [seg for bs, be, seg in backed if bs < e and s < be]
+        if not segments:
             uncited.append(sentence)
+            continue
+        cited += 1
+        quotes = list(dict.fromkeys(_quoted(c) for seg in segments for c in seg.citations if c.verified))
+        judged = judge_support(sentence, quotes, embedder)
+        for seg in segments:
+            if seg.support is None or judged.score < seg.support.score:
+                seg.support = judged
+        if judged.label is Support.supported:
+            supported += 1
+        elif judged.label is Support.partial:
+            partial.append(sentence)
+        else:
+            unsupported.append(sentence)
     ratio = cited / total if total else 1.0
-    return Coverage(ratio=round(ratio, 4), sentences=total, cited=cited, uncited=uncited, flagged=ratio < FLAG_BELOW)
+    backed_ratio = (supported + len(partial)) / total if total else 1.0
+    relevant, relevance = True, 1.0
+    if question is not None and cited:
+        sources = list(dict.fromkeys(_quoted(c) for seg in content for c in seg.citations if c.verified))
+        judgement = judge_relevance(question, sources, embedder)
+        relevant, relevance = judgement.relevant, judgement.score
+    reasons = [reason for reason, failed in (
+        ("uncited", ratio < FLAG_BELOW), ("unsupported", backed_ratio < FLAG_BELOW), ("not_relevant", not relevant),
+    ) if failed]
+    return Coverage(
+        ratio=round(ratio, 4), sentences=total, cited=cited, uncited=uncited, flagged=bool(reasons),
+        supported=supported, partial=partial, unsupported=unsupported, relevant=relevant,
+        relevance=round(relevance, 4), flag_reasons=reasons,
+    )

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 from ingest.models import AmendmentNote
+from retrieval.answers.support import SupportJudgement
 from retrieval.models import ResolvedReference, SearchHit
 
 
@@ -33,16 +34,26 @@ class TextSegment(BaseModel):
     type: Literal["text"] = "text"
     text: str
     citations: list[Citation] = []
+    # Does what this segment's verified citations quote back the sentence it lies in? None: nothing verified to
+    # judge (uncited prose, a connector, a fragment under 5 words).
+    support: SupportJudgement | None = None
 
 
 class Coverage(BaseModel):
-    """Share of answer sentences (≥ 5 words) backed by at least one verified citation."""
+    """How far the answer is backed: sentences (≥ 5 words) that cite a verified span (`cited`), whose cited spans
+    state them (`supported`), and whether the cited sources address the question at all (`relevant`)."""
 
-    ratio: float
+    ratio: float  # cited / sentences
     sentences: int
     cited: int
     uncited: list[str] = []
-    flagged: bool = False  # ratio < 0.5
+    flagged: bool = False  # any flag reason: see `flag_reasons`
+    supported: int = 0  # cited sentences their cited spans state (judged supported)
+    partial: list[str] = []  # cited sentences their cited spans state only in part
+    unsupported: list[str] = []  # cited sentences their cited spans do not state
+    relevant: bool = True  # the cited sources address the question
+    relevance: float = 1.0  # 0–1, the relevance judgement's score
+    flag_reasons: list[str] = []  # "uncited" (cited < half), "unsupported" (backed < half), "not_relevant"
 
 
 class Usage(BaseModel):

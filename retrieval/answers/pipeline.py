@@ -1,4 +1,5 @@
-"""retrieve → answer with a backend → verify every citation → coverage; whole (`ask`) or streamed (`ask_stream`).
+"""retrieve → answer with a backend → verify every citation → judge support and relevance → coverage; whole (`ask`)
+or streamed (`ask_stream`: the judgements arrive with the coverage event and the final answer).
 
 Verification lives here, not in the backends, so no backend can vouch for itself. An LLM backend that cannot answer
 (no key or endpoint, retries exhausted, timeout) is replaced by the extractive one and the answer says why.
@@ -62,8 +63,10 @@ def _retrieve(index, question: str, k: int, filters: SearchFilters | None,
     return result.hits, result.references
 
 
-def finish(question: str, hits: list[SearchHit], draft: Draft, backend: str, fallback_reason: str | None = None) -> Answer:
-    """Verify the draft's citations against `hits` (rejecting unretrieved ones) and measure coverage."""
+def finish(question: str, hits: list[SearchHit], draft: Draft, backend: str, fallback_reason: str | None = None,
+           embedder=None) -> Answer:
+    """Verify the draft's citations against `hits` (rejecting unretrieved ones), judge support and relevance
+    (`embedder`, when given, adds embedding similarity to the judgements) and measure coverage."""
     verifier = Verifier(hits)
     content = []
     for seg in draft.content:
@@ -72,7 +75,8 @@ def finish(question: str, hits: list[SearchHit], draft: Draft, backend: str, fal
     found = draft.found and bool(hits)
     return Answer(
         question=question, content=content, sources=hits, backend=backend, model=draft.model, usage=draft.usage,
-        coverage=compute_coverage(content) if found else NO_CLAIMS, found=found, fallback_reason=fallback_reason,
+        coverage=compute_coverage(content, question, embedder) if found else NO_CLAIMS, found=found,
+        fallback_reason=fallback_reason,
     )
 
 
@@ -86,13 +90,15 @@ def answer_hits(question: str, hits: list[SearchHit], backend: Backend, embedder
     if not hits:
         return _not_found(question, backend.name)
     try:
-        return finish(question, hits, backend.answer(question, hits), backend.name)
+        draft = backend.answer(question, hits)
     except AnswerError as exc:
         if backend.name == "extractive" or embedder is None:
             raise
         reason = f"{backend.name} failed ({exc}); answered extractively instead"
         log.warning(reason)
-        return finish(question, hits, ExtractiveAnswerer(embedder).answer(question, hits), "extractive", reason)
+        return finish(question, hits, ExtractiveAnswerer(embedder).answer(question, hits), "extractive", reason,
+                      embedder)
+    return finish(question, hits, draft, backend.name, embedder=embedder)
 
 
 def _backend_or_reason(name: str, settings: Settings, embedder) -> tuple[Backend, str | None]:
@@ -179,5 +185,6 @@ def _stream_answer(question, hits, backend: Backend, embedder, reason: str | Non
     return Answer(
         question=question, content=segments, sources=hits, backend=backend.name,
         model=draft.model if draft else None, usage=draft.usage if draft else None,
-        coverage=compute_coverage(segments) if found else NO_CLAIMS, found=found, fallback_reason=reason,
+        coverage=compute_coverage(segments, question, embedder) if found else NO_CLAIMS, found=found,
+        fallback_reason=reason,
     )

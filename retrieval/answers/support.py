@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 from enum import Enum
+from itertools import combinations
 
 import numpy as np
 from pydantic import BaseModel
@@ -24,18 +25,25 @@ from rapidfuzz import fuzz
 
 from retrieval.text_analysis import LANGUAGES, analyze, content_terms, detect_languages
 
-SUPPORTED_AT = 0.75  # score from which a claim is supported
-PARTIAL_AT = 0.4  # score from which it is partly supported; below, unsupported
+SUPPORTED_AT = 0.6  # score from which a claim is supported
+PARTIAL_AT = 0.15  # score from which it is partly supported; below, unsupported
 MIN_GAIN = 0.1  # a further evidence span must state at least this share of the claim's weight
 MAX_EVIDENCE = 4
-MISSING_FACT = 0.5  # each claim number / name the whole source never states multiplies the score by this
-EMBED_WEIGHT = 0.3  # share of the score given to the best span's embedding similarity, when an embedder is given
+WINDOW = 3  # a clause may be stated across this many consecutive spans
+RARE_DF = 2  # a claim term found in at most this many spans is a specific fact
+CONTEXT_TERMS = 2  # a fact counts as stated where a span also states this many other terms of the claim
+EMBED_WEIGHT = 0.3  # share of the relevance score given to embedding similarity, when an embedder is given
 RELEVANT_AT = 0.35  # relevance score from which the sources address the question
 IDF_FLOOR = 0.5
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_WORD = re.compile(r"\w+")
 _NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-ZÁÉÍÓÚÑÜ][\w'’-]+")
+# Where a sentence joins its clauses (English and Spanish): punctuation, dashes, coordinating and relative words.
+_CLAUSE = re.compile(
+    r"[,;:()\[\]]|\s[–—-]\s|\s(?:and|but|while|which|who|whose|where|after|before|although|as well as|including"
+    r"|y|e|pero|mientras|cual|cuales|cuyo|cuya|donde|después de|antes de|aunque|así como|incluidos?|incluidas?)\s",
+    re.IGNORECASE,
+)
 
 
 class Support(str, Enum):
@@ -71,12 +79,6 @@ def names(text: str, languages) -> set[str]:
     return {n for n in out if not n.isdigit()}
 
 
-def _label(score: float) -> Support:
-    if score >= SUPPORTED_AT:
-        return Support.supported
-    return Support.partial if score >= PARTIAL_AT else Support.unsupported
-
-
 def _similarities(embedder, query: str, spans: list[str]) -> np.ndarray:
     q = np.asarray(embedder.embed_query(query), dtype=np.float32)
     docs = np.asarray(embedder.embed_documents(spans), dtype=np.float32)
@@ -86,47 +88,108 @@ def _similarities(embedder, query: str, spans: list[str]) -> np.ndarray:
 
 
 def judge_support(claim: str, spans: list[str], embedder=None) -> SupportJudgement:
-    """How far `spans` (the cited text, one or more sentences) back `claim`; `evidence` points at the spans that
-    state it, best first."""
+    """How far `spans` (the cited text, one or more sentences; or a whole cited page) back `claim`; `evidence`
+    points at the spans that state it, best first. `embedder` only breaks ties between evidence spans (embedding
+    similarity separates supported from unsupported claims far worse than the term features: see the module doc)."""
     if not spans or not claim.strip():
         return SupportJudgement(label=Support.unsupported, score=0.0)
-    languages = detect_languages(claim + " " + " ".join(spans[:20]))
-    claim_terms = set(analyze(claim, languages))
-    span_terms = [set(analyze(s, languages)) for s in spans]
-    span_numbers = [numbers(s) for s in spans]
-    facts = numbers(claim) | names(claim, languages)
-    if not claim_terms:
-        return SupportJudgement(label=Support.supported, score=1.0, evidence=[])
-    n = len(spans)
-    df = {t: sum(t in terms for terms in span_terms) for t in claim_terms}
-    weight = {t: IDF_FLOOR + math.log(1 + n / (1 + df[t])) for t in claim_terms}
-    total = sum(weight.values())
+    claim_features = _Claim(claim, spans)
+    if not claim_features.terms:
+        return SupportJudgement(label=Support.supported, score=1.0)
     sims = _similarities(embedder, claim, spans) if embedder is not None else None
+    score = (claim_features.clause_coverage() + claim_features.pair_coverage() + claim_features.stated_facts()) / 3
+    missing = claim_features.missing()
+    label = label_of(score)
+    if label is Support.supported and any(m.isdigit() for m in missing):
+        label = Support.partial  # a number no span states is never backed, however much else is
+    return SupportJudgement(label=label, score=round(score, 4), evidence=claim_features.evidence(sims),
+                            missing=missing)
 
-    evidence: list[int] = []
-    stated: set[str] = set()
-    while len(evidence) < MAX_EVIDENCE:
-        best, best_gain = -1, 0.0
-        for i, terms in enumerate(span_terms):
-            if i in evidence:
-                continue
-            gain = sum(weight[t] for t in (claim_terms & terms) - stated) / total
-            if sims is not None:
-                gain += 1e-3 * float(sims[i])  # ties go to the closer paraphrase
-            if gain > best_gain:
-                best, best_gain = i, gain
-        if best < 0 or (evidence and best_gain < MIN_GAIN) or best_gain <= 1e-3:
-            break
-        evidence.append(best)
-        stated |= claim_terms & span_terms[best]
-    coverage = sum(weight[t] for t in stated) / total
-    page_numbers = set().union(*span_numbers)
-    page_terms = set().union(*span_terms)
-    missing = sorted(f for f in facts if f not in page_numbers and f not in page_terms)
-    score = coverage * MISSING_FACT ** len(missing)
-    if sims is not None:
-        score = (1 - EMBED_WEIGHT) * score + EMBED_WEIGHT * float(sims.max())
-    return SupportJudgement(label=_label(score), score=round(score, 4), evidence=evidence, missing=missing)
+
+def label_of(score: float, supported_at: float = SUPPORTED_AT, partial_at: float = PARTIAL_AT) -> Support:
+    """The label a support score reads as, under the given cut-offs."""
+    if score >= supported_at:
+        return Support.supported
+    return Support.partial if score >= partial_at else Support.unsupported
+
+
+class _Claim:
+    """A claim's terms weighed against the spans that may state it, and the three measures of how far they do."""
+
+    def __init__(self, claim: str, spans: list[str]):
+        self.claim = claim
+        self.languages = detect_languages(claim + " " + " ".join(spans[:20]))
+        self.terms = set(analyze(claim, self.languages)) | numbers(claim)
+        self.span_numbers = [numbers(s) for s in spans]
+        # each span as the claim terms it states (its numbers read without separators, as the claim's are)
+        self.stated = [self.terms & (set(analyze(s, self.languages)) | nums)
+                       for s, nums in zip(spans, self.span_numbers)]
+        n = len(spans)
+        self.df = {t: sum(t in st for st in self.stated) for t in self.terms}
+        self.weight = {t: IDF_FLOOR + math.log(1 + n / (1 + self.df[t])) for t in self.terms}
+
+    def _share(self, terms: set[str], stated: set[str]) -> float:
+        total = sum(self.weight[t] for t in terms)
+        return sum(self.weight[t] for t in terms & stated) / total if total else 0.0
+
+    def clause_coverage(self) -> float:
+        """Mean over the claim's clauses of the weighted share of the clause that the best run of `WINDOW`
+        consecutive spans states: a clause is one fact, and one passage states it."""
+        clauses = [set(analyze(c, self.languages)) & self.terms for c in _CLAUSE.split(self.claim)]
+        clauses = [c for c in clauses if len(c) >= 2] or [self.terms]
+        n = len(self.stated)
+        windows = [set().union(*self.stated[i:i + WINDOW]) for i in range(max(n - WINDOW + 1, 1))]
+        return sum(max(self._share(c, w) for w in windows) for c in clauses) / len(clauses)
+
+    def pair_coverage(self) -> float:
+        """Weighted share of the pairs of claim terms that one span states together: relations, not just words."""
+        terms = sorted(self.terms)
+        if len(terms) < 2:
+            return self._share(self.terms, set().union(*self.stated))
+        together: set[tuple[str, str]] = set()
+        for st in self.stated:
+            together.update(combinations(sorted(st), 2))
+        pairs = list(combinations(terms, 2))
+        total = sum(self.weight[a] * self.weight[b] for a, b in pairs)
+        return sum(self.weight[a] * self.weight[b] for a, b in pairs if (a, b) in together) / total
+
+    def stated_facts(self) -> float:
+        """Share of the claim's specific facts (names, numbers, terms few spans state) that a span states along
+        with `CONTEXT_TERMS` other terms of the claim: the fact in its context, not a stray match."""
+        facts = {t for t in self.terms if self.df[t] <= RARE_DF} | (names(self.claim, self.languages) & self.terms)
+        facts |= numbers(self.claim)
+        if not facts:
+            return self.clause_coverage()
+        found = sum(any(f in st and len(st) > CONTEXT_TERMS for st in self.stated) for f in facts)
+        return found / len(facts)
+
+    def evidence(self, sims: np.ndarray | None = None) -> list[int]:
+        """The spans that state the claim, greedily: each adds the most weight not yet stated (ties: the closer
+        embedding), while it adds at least `MIN_GAIN` of the claim."""
+        total = sum(self.weight.values())
+        chosen: list[int] = []
+        covered: set[str] = set()
+        while len(chosen) < MAX_EVIDENCE:
+            best, best_gain = -1, 0.0
+            for i, st in enumerate(self.stated):
+                if i in chosen:
+                    continue
+                gain = sum(self.weight[t] for t in st - covered) / total
+                if sims is not None:
+                    gain += 1e-3 * float(sims[i])
+                if gain > best_gain:
+                    best, best_gain = i, gain
+            if best < 0 or best_gain < (MIN_GAIN if chosen else 1e-2):
+                break
+            chosen.append(best)
+            covered |= self.stated[best]
+        return chosen
+
+    def missing(self) -> list[str]:
+        """The claim's numbers and names that no span states."""
+        said = set().union(*self.stated)
+        facts = numbers(self.claim) | (names(self.claim, self.languages) & self.terms)
+        return sorted(f for f in facts if f not in said and f not in set().union(*self.span_numbers))
 
 
 def judge_relevance(question: str, spans: list[str], embedder=None) -> RelevanceJudgement:

@@ -5,11 +5,12 @@ from __future__ import annotations
 from retrieval.answers.support import Support, judge_relevance, judge_support
 
 
-def test_a_number_the_source_never_states_is_unsupported():
+def test_a_number_the_source_never_states_is_not_supported():
     spans = ["The library holds 250,000 volumes.", "It stands in Cambridge, Massachusetts."]
     judged = judge_support("The library holds over 260,000 volumes.", spans)
-    assert judged.label is Support.unsupported
+    assert judged.label is not Support.supported
     assert "260000" in judged.missing
+    assert judge_support("The library holds over 250,000 volumes.", spans).label is Support.supported
 
 
 def test_a_claim_stated_by_one_span_is_supported_and_points_at_it():
