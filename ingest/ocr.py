@@ -14,7 +14,9 @@ number of workers; results come back keyed by page number.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.connection
 import os
+import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
@@ -102,13 +104,21 @@ _worker_setup: tuple[str, str] | None = None
 
 def _worker_open(data: bytes, setup: tuple[str, str]) -> None:
     """Once per worker: open the document from its bytes; anything a library prints goes to stderr (a worker's
-    stdout is the parent's, and `--json` owns it)."""
+    stdout is the parent's, and `--json` owns it); the worker ends when the process that started it ends."""
     global _worker_doc, _worker_setup
     os.dup2(2, 1)
+    parent = multiprocessing.parent_process()
+    if parent is not None:  # a killed parse must not leave its workers waiting for pages forever
+        threading.Thread(target=_exit_with, args=(parent.sentinel,), daemon=True).start()
     _worker_doc = pymupdf.open(stream=data, filetype="pdf")
     if _worker_doc.needs_pass:
         _worker_doc.authenticate("")
     _worker_setup = setup
+
+
+def _exit_with(sentinel: int) -> None:
+    multiprocessing.connection.wait([sentinel])
+    os._exit(1)
 
 
 def _worker_ocr(page_no: int) -> list[Line]:
