@@ -1,7 +1,8 @@
 """`parse_pdf(path) -> ParseResult`: a PDF file into legal documents with Markdown, headings and page spans.
 
-The path per page is one text extraction (or OCR where a page is a scan), a cheap ruling test before any table
-search, then everything else runs on the extracted lines in Python. Bad input never raises: it ends in a status.
+The path per page is one text extraction (or OCR where a page is a scan without text, or a scan whose text layer is
+junk by `ingest.text_quality`; the pages to OCR are read together on a process pool), a cheap ruling test before any
+table search, then everything else runs on the extracted lines in Python. Bad input never raises: it ends in a status.
 """
 
 from __future__ import annotations
