@@ -1,4 +1,5 @@
-"""`gaceta eval retrieval|answers`: score retrieval or cited answers on a public dataset folder."""
+"""`gaceta eval retrieval|answers|attribution`: score retrieval, cited answers or support judgements on a public
+dataset folder."""
 
 from __future__ import annotations
 
@@ -67,6 +68,54 @@ def answers_command(
         print_json(report)
         return
     _print_generic(report)
+
+
+@eval_app.command("attribution")
+def attribution_command(
+    dataset: Path = typer.Option(..., "--dataset", "-d", help="A WiCE-format folder (every *.jsonl), e.g. ../shared/eval/wice_dev."),
+    as_json: bool = typer.Option(False, "--json", help='Print {"n", "attribution", "support"} as JSON (per-claim rows with --rows).'),
+    rows: bool = typer.Option(False, "--rows", help="With --json: add each claim's prediction under attribution.rows."),
+) -> None:
+    """Judge each claim against its cited page: which sentences support it (attribution) and whether they do
+    (supported / partly / not), scored against the human labels, beside the WiCE paper's figures."""
+    from retrieval.evaluation.attribution import evaluate_attribution
+    from retrieval.evaluation.datasets import DatasetFormatError
+
+    try:
+        with err_console.status(f"judging the claims of {dataset.name}…"):
+            report = evaluate_attribution(dataset)
+    except DatasetFormatError as exc:
+        fail(str(exc))
+    if as_json:
+        attribution = report.attribution.model_dump(mode="json")
+        if rows:
+            attribution["rows"] = [r.model_dump(mode="json") for r in report.rows]
+        print_json({"n": report.n, "attribution": attribution, "support": report.support.model_dump(mode="json")})
+        return
+    _print_attribution(report)
+
+
+def _print_attribution(report: Any) -> None:
+    from rich.table import Table
+
+    a, s = report.attribution, report.support
+    console.print(f"[bold]{report.dataset}[/] — {report.n} claims")
+    console.print(f"attribution ({a.claims} claims with a gold set; {a.averaging}): precision {a.precision:.3f}, "
+                  f"recall {a.recall:.3f}, F1 {a.f1:.3f}")
+    table = Table(title="support judgement: F1 of not supported vs the rest", title_justify="left")
+    table.add_column("system")
+    table.add_column("F1 not supported", justify="right")
+    table.add_column("3-way accuracy", justify="right")
+    table.add_row("gaceta offline (dev, shipped cut-offs)", f"{s.f1_not_supported:.3f}", f"{s.accuracy:.3f}")
+    cv = s.cross_validated
+    if cv:
+        table.add_row("gaceta offline (2-fold cross-validated cut-offs)", f"{cv['f1_not_supported']:.3f}",
+                      f"{cv['accuracy']:.3f}")
+    for system, f1 in s.published_f1_not_supported.items():
+        table.add_row(f"[dim]published: {system}[/]", f"{f1:.3f}", "—")
+    console.print(table)
+    console.print(f"not supported: precision {s.precision_not_supported:.3f}, recall {s.recall_not_supported:.3f}; "
+                  f"cut-offs {s.cut_offs}. Published: Kamoi et al., WiCE (EMNLP 2023), oracle retrieval, claim level.")
 
 
 def _print_retrieval(report: Any) -> None:

@@ -1,0 +1,78 @@
+"""`gaceta eval attribution` on the real WiCE dev split (../shared/eval/wice_dev): attribution and support scores."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from gaceta.cli import app
+from retrieval.answers.support import Support, judge_support
+from retrieval.evaluation.attribution import best_match, f1_not_supported, load_wice
+from retrieval.evaluation.datasets import DatasetFormatError
+
+
+@pytest.fixture(scope="module")
+def wice(eval_dir):
+    return eval_dir / "wice_dev"
+
+
+def test_best_match_scores_against_the_gold_set_that_fits_best():
+    assert best_match([2, 8, 29], [[2, 29], [2, 8, 29]]) == (1.0, 1.0, 1.0)
+    p, r, f = best_match([29], [[2, 29], [8, 29, 30]])
+    assert (p, r) == (1.0, 0.5) and f == pytest.approx(2 / 3)
+    assert best_match([], [[1]]) == (0.0, 0.0, 0.0)
+    with pytest.raises(ValueError):
+        best_match([1], [])
+
+
+def test_f1_not_supported_counts_only_that_label():
+    gold = ["not_supported", "not_supported", "supported", "partially_supported"]
+    assert f1_not_supported(gold, ["not_supported", "supported", "not_supported", "partially_supported"]) == 0.5
+
+
+def test_the_dev_split_loads_whole(wice):
+    claims = load_wice(wice)
+    assert len(claims) == 349
+    assert sum(c.label == "not_supported" for c in claims) == 43
+    assert all(c.gold for c in claims if c.label != "not_supported")
+    assert sum(bool(c.gold) for c in claims) == 319  # 13 not-supported claims still name sentences of some use
+
+
+def test_real_claims_score_by_label_and_point_at_gold_sentences(wice):
+    claims = load_wice(wice)
+    first = {label: [c for c in claims if c.label == label][:20] for label in ("supported", "not_supported")}
+    judged = {label: [judge_support(c.claim, c.evidence) for c in cs] for label, cs in first.items()}
+    mean = {label: sum(j.score for j in js) / len(js) for label, js in judged.items()}
+    assert mean["not_supported"] < mean["supported"] - 0.15
+    assert sum(j.label is Support.unsupported for j in judged["not_supported"]) >= 6
+    assert sum(j.label is Support.unsupported for j in judged["supported"]) <= 2
+    hits = [best_match(j.evidence, c.gold)[2] for j, c in zip(judged["supported"], first["supported"])]
+    assert sum(hits) / len(hits) >= 0.6  # the chosen evidence is mostly a gold supporting set
+
+
+def test_cli_json_has_the_issue_shape_and_beats_trivial_baselines(wice):
+    result = CliRunner().invoke(app, ["eval", "attribution", "--dataset", str(wice), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert set(report) == {"n", "attribution", "support"} and report["n"] == 349
+    assert {"precision", "recall", "f1"} <= set(report["attribution"])
+    assert {"f1_not_supported", "accuracy"} <= set(report["support"])
+    values = [*(report["attribution"][k] for k in ("precision", "recall", "f1")),
+              report["support"]["f1_not_supported"], report["support"]["accuracy"]]
+    assert all(0.0 <= v <= 1.0 for v in values)
+    # Calling every claim "not supported" scores F1 0.22, always "partially supported" is 0.547 accurate; the paper's
+    # GPT-3.5 scores 0.393. The judge must be well above the first and the last, and not below the majority class.
+    assert report["support"]["f1_not_supported"] >= 0.55
+    assert report["support"]["cross_validated"]["f1_not_supported"] >= 0.55
+    assert report["support"]["accuracy"] >= 0.6
+    assert report["attribution"]["f1"] >= 0.6
+
+
+def test_cli_reports_a_folder_without_claims(tmp_path):
+    result = CliRunner().invoke(app, ["eval", "attribution", "--dataset", str(tmp_path)])
+    assert result.exit_code == 1 and "no *.jsonl" in result.output
+    (tmp_path / "bad.jsonl").write_text('{"claim": "x"}\n', encoding="utf-8")
+    with pytest.raises(DatasetFormatError, match="bad.jsonl line 1"):
+        load_wice(tmp_path)
