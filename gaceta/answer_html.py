@@ -33,7 +33,19 @@ ol.sources li { margin-bottom: .7rem; } blockquote { margin: .2rem 0 0 0; paddin
 .crumbs { color: #666; font: .8rem sans-serif; margin-top: .1rem; }
 ul.notes { list-style: none; margin: .2rem 0 0; padding: 0; color: #777; font: .75rem sans-serif; }
 ul.notes li::before { content: "↳ "; }
+.support.partial { text-decoration: underline dotted #c80; } .support.unsupported { background: #fde5e5; }
 """
+
+# What each flag reason (Coverage.flag_reasons) tells the reader, and what a segment's support judgement means.
+FLAG_TEXTS = {
+    "uncited": "baja cobertura: menos de la mitad de las oraciones cita un pasaje verificado",
+    "unsupported": "menos de la mitad de las oraciones está respaldada por lo que cita",
+    "not_relevant": "las fuentes citadas no parecen tratar lo que se pregunta",
+}
+SUPPORT_TITLES = {
+    "partial": "respaldada solo en parte por su cita",
+    "unsupported": "su cita no respalda esta oración",
+}
 
 CRUMB_MAX = 70
 # Lines a consolidated law or an edition prints on every page (or on its cover): never a place in the document.
@@ -169,13 +181,24 @@ def render_answer_html(answer: Answer) -> str:
     number = {citation_key(c): i + 1 for i, c in enumerate(cites)}
     body = []
     for seg in answer.content:
-        body.append(escape(seg.text))
+        judged = seg.support.label.value if seg.support is not None else None
+        if judged in ("partial", "unsupported"):
+            title = SUPPORT_TITLES[judged]
+            body.append(f'<span class="support {judged}" title="{escape(title)}">{escape(seg.text)}</span>')
+        else:
+            body.append(escape(seg.text))
         body.extend(_marker(number[citation_key(c)], c) for c in seg.citations)
     cov = answer.coverage
     notes = [f'<p class="meta">backend: {escape(answer.backend)}'
              + (f" · model: {escape(answer.model)}" if answer.model else "")
              + f" · cobertura de citas: {cov.ratio:.0%} ({cov.cited}/{cov.sentences} oraciones)"
-             + (" · <strong>baja cobertura</strong>" if cov.flagged else "") + "</p>"]
+             + (f" · respaldo: {cov.supported} respaldadas, {len(cov.partial)} en parte, "
+                f"{len(cov.unsupported)} no respaldadas" if cov.cited else "")
+             + (f" · relevancia de las fuentes: {cov.relevance:.2f}" if cov.cited else "") + "</p>"]
+    # an answer from before issue 17 is flagged for low citation coverage only, and names no reason
+    reasons = [FLAG_TEXTS.get(r, r) for r in cov.flag_reasons or (["uncited"] if cov.flagged else [])]
+    if reasons:
+        notes.append(f'<p class="note warn flag"><strong>Atención:</strong> {escape("; ".join(reasons))}.</p>')
     if answer.fallback_reason:
         notes.append(f'<p class="note warn">{escape(answer.fallback_reason)}</p>')
     sources = []

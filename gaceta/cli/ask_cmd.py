@@ -23,6 +23,10 @@ def print_answer(answer) -> None:
         for c in seg.citations:
             n = number[citation_key(c)]
             text.append(f"[{n}]" if c.verified else f"[{n}?]", style="bold green" if c.verified else "bold red")
+        if seg.support is not None and seg.support.label.value != "supported":
+            partly = seg.support.label.value == "partial"
+            text.append(" (partly backed by its citation)" if partly else " (NOT backed by its citation)",
+                        style="yellow" if partly else "bold red")
     console.print(text)
     console.print()
     for i, c in enumerate(cites, 1):
@@ -35,8 +39,14 @@ def print_answer(answer) -> None:
         console.print(line)
     cov = answer.coverage
     meta = Text(f"\n{answer.backend}" + (f" · {answer.model}" if answer.model else ""), style="dim")
+    low = "uncited" in cov.flag_reasons or (cov.flagged and not cov.flag_reasons)  # no reasons: before issue 17
     meta.append(f" · citation coverage {cov.ratio:.0%} ({cov.cited}/{cov.sentences} sentences)",
-                style="bold red" if cov.flagged else "dim")
+                style="bold red" if low else "dim")
+    if cov.cited:
+        meta.append(f" · backed {cov.supported} supported, {len(cov.partial)} partly, {len(cov.unsupported)} not",
+                    style="bold red" if "unsupported" in cov.flag_reasons else "dim")
+        meta.append(f" · sources {'address' if cov.relevant else 'do NOT address'} the question "
+                    f"(relevance {cov.relevance:.2f})", style="dim" if cov.relevant else "bold red")
     console.print(meta)
     if answer.fallback_reason:
         err_console.print(Text(answer.fallback_reason, style="yellow"))

@@ -99,3 +99,21 @@ def test_no_understood_line_without_references(embedder):
     hits = make_hits([HOSTILE])
     answer = answer_hits("¿Cuándo deberá publicarse el aviso?", hits, ExtractiveAnswerer(embedder))
     assert 'class="understood"' not in render_answer_html(answer)
+
+
+def test_support_and_relevance_are_shown_and_escaped():
+    from retrieval.answers.support import Support, SupportJudgement
+
+    cite = Citation(cited_text="El plazo es de quince días.", doc_id="d", document_title="T", chunk_id="d:00000",
+                    start=0, end=27, pages=[2], verified=True, score=100, label="Ley de Amparo, art. 17")
+    seg = TextSegment(text="El plazo es de 30 días <b>hábiles</b>.", citations=[cite],
+                      support=SupportJudgement(label=Support.unsupported, score=0.1, missing=["30"]))
+    answer = Answer(question="¿Cuál es la capital de Australia?", backend="tags", content=[seg],
+                    coverage=Coverage(ratio=1.0, sentences=1, cited=1, unsupported=[seg.text], relevant=False,
+                                      relevance=0.05, flagged=True, flag_reasons=["unsupported", "not_relevant"]))
+    page = render_answer_html(answer)
+    assert '<span class="support unsupported" title="su cita no respalda esta oración">' in page
+    assert "&lt;b&gt;hábiles&lt;/b&gt;" in page and "<b>hábiles" not in page
+    assert "0 respaldadas, 0 en parte, 1 no respaldadas" in page and "relevancia de las fuentes: 0.05" in page
+    assert "las fuentes citadas no parecen tratar lo que se pregunta" in page
+    assert "baja cobertura" not in page  # every sentence cites a verified span: the flag is for other reasons
