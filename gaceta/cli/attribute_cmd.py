@@ -85,6 +85,8 @@ def print_attribution(result) -> None:
     if result.quotes:
         tally.append(" · quotes: " + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in s.quotes.items() if n),
                      style="dim")
+    if result.model:
+        tally.append(f" · sentences judged by {result.model}", style="dim")
     console.print(tally)
 
 
@@ -96,6 +98,8 @@ def register(app: typer.Typer) -> None:
         doc: list[str] = typer.Option(None, "--doc", "-d", help="Check only against this document id (repeatable)."),
         as_json: bool = typer.Option(False, "--json", help="The attribution object as JSON on stdout."),
         rerank: str = typer.Option(None, "--rerank", help="on | off (default: GACETA_RERANK, on)."),
+        llm: bool = typer.Option(False, "--llm", help="Re-judge the sentences without quotes with the chat model "
+                                 "at GACETA_OPENAI_BASE_URL (offline when none is configured)."),
     ) -> None:
         """Check a text against the indexed documents: which sentences the sources back, and whether each quote
         («…», “…”, "…") is exact, altered, or attributed to the wrong article or law."""
@@ -116,14 +120,15 @@ def register(app: typer.Typer) -> None:
             fail("the question is empty")
         config = settings()
         wants_rerank = None if rerank is None else rerank == "on"
-        body = {"text": text, "question": question, "doc_ids": doc_ids, "rerank": wants_rerank}
+        body = {"text": text, "question": question, "doc_ids": doc_ids, "rerank": wants_rerank, "llm": llm}
         result = via_owner(config, lambda owner: owner.attribute(body))
         if result is NO_OWNER:
             index = open_index(config)
             with index:
                 try:
                     result = attribute_text(index, text, question=question, doc_ids=doc_ids,
-                                            rerank=config.rerank if wants_rerank is None else wants_rerank)
+                                            rerank=config.rerank if wants_rerank is None else wants_rerank,
+                                            llm=llm, settings=config)
                 except (UnknownDocuments, ValueError) as exc:
                     fail(str(exc))
             from gaceta.api.routes.attribute import AttributionResponse
@@ -133,5 +138,7 @@ def register(app: typer.Typer) -> None:
             print_json(result)
         else:
             print_attribution(result)
+            if result.fallback_reason:
+                err_console.print(f"[yellow]{result.fallback_reason}[/]")
             if not result.found:
                 err_console.print("[yellow]nothing in the index backs this text[/]")

@@ -644,6 +644,9 @@ function renderAttribution(result) {
     box.append(document.createTextNode(" Citas textuales: " +
       counts.map(([status, count]) => count + " " + QUOTE_TEXT[status] + (count > 1 ? "s" : "")).join(", ") + "."));
   }
+  if (result.question && typeof result.coverage.relevant === "boolean") {
+    box.append(document.createTextNode(" Fuentes pertinentes a la pregunta: " + (result.coverage.relevant ? "sí." : "no.")));
+  }
   box.hidden = false;
 }
 

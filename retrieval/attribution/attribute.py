@@ -20,14 +20,18 @@ How it decides:
   chunks a search with the sentence itself (plus the question's sources, when a question is given) retrieves; a
   sentence with quotes takes its quotes' verdict (exact → supported, altered → partial, otherwise unsupported).
 - Every citation goes through the citation verifier (`retrieval.answers.verify.Verifier`) like any answer's; only
-  supported and partly supported sentences carry citations in `content`, so coverage counts what is backed.
+  supported and partly supported sentences carry citations in `content`. Coverage is built from these verdicts (the
+  fields and flag rule of an answer's coverage: `retrieval.answers.coverage`), and with a question, whether the
+  cited sources address it (`judge_relevance`).
 
-Extension point: an LLM second pass (entailment of each sentence against its evidence where an LLM is configured)
-would replace `judge_support` for the sentences without quotes; it is not built (offline only).
+- With `llm=True` a chat model (the OpenAI-compatible endpoint of the `tags` answerer) re-judges the sentences without
+  quotes against their candidate spans, in one call (`retrieval.attribution.llm_pass`); its verdicts are marked
+  `method="llm"`. Offline is the default, and what stands when no endpoint is configured or the call fails.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -38,18 +42,23 @@ from ingest.models import Chunk, LegalDocument, LegalReference
 from ingest.references import parse_references
 from ingest.sentences import sentence_spans
 from retrieval import labels
+from retrieval.answers.base import AnswerError
 from retrieval.answers.base import claim as claim_citation
 from retrieval.answers.base import sentences_of
-from retrieval.answers.coverage import MIN_WORDS, compute_coverage
-from retrieval.answers.models import Citation, TextSegment
-from retrieval.answers.support import Support, judge_support
+from retrieval.answers.coverage import FLAG_BELOW, MIN_WORDS
+from retrieval.answers.models import Citation, Coverage, TextSegment
+from retrieval.answers.support import Support, SupportJudgement, judge_relevance, judge_support
 from retrieval.answers.verify import Verifier
 from retrieval.attribution.models import (AttributionResult, AttributionSummary, QuoteCheck, QuoteStatus,
                                           SentenceAttribution)
+from retrieval.attribution.llm_pass import LLMJudge
 from retrieval.attribution.quotes import QuoteMatch, QuoteSpan, find_quotes, match_quote
 from retrieval.index import Search
 from retrieval.legal_search import complete, first_stage, legal_search
 from retrieval.models import SearchFilters, SearchHit, SearchMode
+from retrieval.settings import Settings
+
+log = logging.getLogger(__name__)
 
 K_SENTENCE = 5  # chunks retrieved per sentence
 K_QUOTE = 6  # chunks retrieved per quote (a plain hybrid search with the quote's words)
@@ -177,7 +186,7 @@ class _Context:
 
 
 def _units(text: str, quotes: list[QuoteSpan]) -> list[_Unit]:
-    """Sentences of `text`; the sentences a quote runs over are one unit."""
+    """Sentences of `text` (the sentences a quote runs over are one unit), with the legal references they make."""
     merged: list[list[int]] = []
     for start, end in sentence_spans(text):
         if merged and any(q.start < merged[-1][1] and q.end > start for q in quotes):
@@ -185,9 +194,10 @@ def _units(text: str, quotes: list[QuoteSpan]) -> list[_Unit]:
         else:
             merged.append([start, end])
     units = [_Unit(a, b, text[a:b]) for a, b in merged]
-    for unit in units:
-        unit.refs = [r.model_copy(update={"start": r.start + unit.start, "end": r.end + unit.start})
-                     for r in parse_references(unit.text) if r.articles or r.law or r.constitutional]
+    for unit in units:  # the text's own references, not those inside what it quotes
+        refs = [r.model_copy(update={"start": r.start + unit.start, "end": r.end + unit.start})
+                for r in parse_references(unit.text) if r.articles or r.law or r.constitutional]
+        unit.refs = [r for r in refs if not any(q.start <= r.start and r.end <= q.end for q in quotes)]
     return units
 
 
@@ -214,27 +224,31 @@ def _claim(ref: LegalReference | None, unit: _Unit, last_law: LegalReference | N
     if ref is None:
         return None
     law = ref if _names_law(ref) else next((r for r in unit.refs if _names_law(r)), None) or last_law
-    docs = [d.doc_id for d in ctx.catalog.resolve(law)] if law is not None else []
-    if doc_ids:
-        docs = [d for d in docs if d in doc_ids] if law is not None else list(doc_ids)
-    return _Claim(reference=ref, articles=list(ref.articles), doc_ids=docs,
-                  law_missing=law is not None and not docs and not doc_ids)
+    # the law named is resolved in the whole index: a quote checked against other documents than the one it names
+    # is not where claimed
+    docs = [d.doc_id for d in ctx.catalog.resolve(law)] if law is not None else list(doc_ids)
+    return _Claim(reference=ref, articles=list(ref.articles), doc_ids=docs, law_missing=law is not None and not docs)
 
 
 def _search_quotes(ctx: _Context, quotes: list[QuoteSpan], claims: list[_Claim | None]) -> list[list[SearchHit]]:
     """Per quote: the claimed article's chunks, then the hits of a search with its words (also inside the claimed
-    law when one is named), in one batch."""
+    law when one is named), in one batch; never outside the documents checked against."""
+    allowed = set(ctx.filters.doc_ids) if ctx.filters and ctx.filters.doc_ids else None
+
+    def searchable(claim: _Claim | None) -> list[str]:
+        return [d for d in claim.doc_ids if allowed is None or d in allowed] if claim is not None else []
+
     searches, owners = [], []
     for i, (quote, claim) in enumerate(zip(quotes, claims)):
         searches.append(Search(quote.text, K_QUOTE, SearchMode.hybrid, ctx.filters))
         owners.append(i)
-        if claim is not None and claim.doc_ids:
-            searches.append(Search(quote.text, K_QUOTE, SearchMode.hybrid, SearchFilters(doc_ids=claim.doc_ids)))
+        if searchable(claim):
+            searches.append(Search(quote.text, K_QUOTE, SearchMode.hybrid, SearchFilters(doc_ids=searchable(claim))))
             owners.append(i)
     found: list[list[SearchHit]] = [[] for _ in quotes]
     for i, claim in enumerate(claims):
-        if claim is not None and claim.doc_ids and claim.articles:
-            for chunk, document in ctx.index.provisions(claim.doc_ids, claim.articles):
+        if searchable(claim) and claim.articles:
+            for chunk, document in ctx.index.provisions(searchable(claim), claim.articles):
                 found[i].append(SearchHit(chunk=chunk, document=document, score=0.0, rank=1, via="reference"))
     for owner, hits in zip(owners, ctx.index.search_many(searches) if searches else []):
         found[owner].extend(hits)
@@ -329,9 +343,11 @@ def _sentence_hits(ctx: _Context, texts: list[str], rerank: bool) -> list[list[S
 
 
 def attribute(index, text: str, question: str | None = None, doc_ids: Sequence[str] | None = None,
-              rerank: bool = True) -> AttributionResult:
+              rerank: bool = True, llm: bool = False, settings: Settings | None = None) -> AttributionResult:
     """Attribute `text` against the index (or only the documents `doc_ids`), retrieving with each sentence and,
-    when given, `question`."""
+    when given, `question`. `llm`: re-judge the sentences without quotes with the configured chat model
+    (`retrieval.attribution.llm_pass`); when it is not configured or fails, the offline verdicts stand and
+    `fallback_reason` says why."""
     if not text.strip():
         raise ValueError("the text is empty")
     if len(text) > MAX_TEXT_CHARS:
@@ -390,6 +406,22 @@ def attribute(index, text: str, question: str | None = None, doc_ids: Sequence[s
     quoted_units = set(unit_of)
     judged = [i for i, u in enumerate(units) if i not in quoted_units and len(_WORD.findall(u.text)) >= MIN_WORDS]
     retrieved = _sentence_hits(ctx, [units[i].text for i in judged], rerank)
+    pools: dict[int, list[tuple[SearchHit, int, int, str]]] = {}
+    judgements: dict[int, SupportJudgement] = {}
+    for i, hits in zip(judged, retrieved):
+        known = {h.chunk.chunk_id for h in hits}
+        pools[i] = _judge_spans(hits + [h for h in question_hits if h.chunk.chunk_id not in known])
+        judgements[i] = judge_support(units[i].text, [p[3] for p in pools[i]], embedder=embedder)
+    model, fallback_reason = None, None
+    if llm:
+        try:
+            judge = LLMJudge(settings or Settings())
+            second = judge.judge([(units[i].text, [p[3] for p in pools[i]], judgements[i]) for i in judged])
+            judgements.update(zip(judged, second))
+            model = judge.model if judged else None
+        except AnswerError as exc:
+            fallback_reason = f"LLM pass not used ({exc}); sentences judged offline"
+            log.warning(fallback_reason)
     sentence_claims: dict[int, list[tuple[SearchHit, int, int]]] = {}
     sentences: list[SentenceAttribution] = []
     content: list[TextSegment] = []
@@ -408,20 +440,20 @@ def attribute(index, text: str, question: str | None = None, doc_ids: Sequence[s
             entry.score = min(_quote_support_score(checks[j]) for j in mine)
             entry.reason = "; ".join(f"«{_short(checks[j].text)}»: {checks[j].status.value}, {checks[j].reason}"
                                      for j in mine)
+            judgements[i] = SupportJudgement(label=entry.support, score=entry.score, method="quote")
             if entry.support is not Support.unsupported:
                 sentence_claims[i] = [c for j in mine if checks[j].status is not QuoteStatus.misattributed
                                       for c in quote_claims[j]]
         elif i in judged:
-            hits = retrieved[judged.index(i)]
-            known = {h.chunk.chunk_id for h in hits}
-            pool = _judge_spans(hits + [h for h in question_hits if h.chunk.chunk_id not in known])
-            judgement = judge_support(unit.text, [s[3] for s in pool], embedder=embedder)
+            judgement = judgements[i]
             entry.support, entry.score, entry.missing = judgement.label, judgement.score, judgement.missing
             if judgement.label is not Support.unsupported:
-                sentence_claims[i] = [pool[e][:3] for e in judgement.evidence]
+                sentence_claims[i] = [pools[i][e][:3] for e in judgement.evidence]
             entry.reason = {Support.supported: "the cited spans state it",
                             Support.partial: "the cited spans state part of it",
                             Support.unsupported: "no retrieved span states it"}[judgement.label]
+            if judgement.method == "llm":
+                entry.reason += f" (judged by {model})"
             if judgement.missing:
                 entry.reason += f" (no source states: {', '.join(judgement.missing)})"
         sentences.append(entry)
@@ -461,9 +493,37 @@ def attribute(index, text: str, question: str | None = None, doc_ids: Sequence[s
         unsupported=sum(s.support is Support.unsupported for s in sentences),
         quotes={status.value: sum(c.status is status for c in checks) for status in QuoteStatus},
     )
-    return AttributionResult(question=question, content=content, sources=hits, coverage=compute_coverage(content),
+    for i, sentence in enumerate(sentences):
+        if i in judgements:
+            content[sentence.segment].support = judgements[i]
+    coverage = _coverage(sentences, question, embedder)
+    return AttributionResult(question=question, content=content, sources=hits, coverage=coverage, model=model,
+                             fallback_reason=fallback_reason,
                              found=bool(hits), references=references, doc_ids=doc_ids, sentences=sentences,
                              quotes=checks, summary=summary)
+
+
+def _coverage(sentences: list[SentenceAttribution], question: str, embedder) -> Coverage:
+    """The answer's coverage from this attribution's own verdicts (the same fields and flag rule as an answer's):
+    cited = sentences that carry citations (supported or partly), uncited = the rest."""
+    claims = [s for s in sentences if s.support is not None]
+    total = len(claims)
+    cited = [s for s in claims if s.citations]
+    supported = sum(s.support is Support.supported for s in cited)
+    partial = [s.text for s in cited if s.support is Support.partial]
+    ratio = len(cited) / total if total else 1.0
+    relevant, relevance = True, 1.0
+    if question and cited:
+        judgement = judge_relevance(question, list(dict.fromkeys(
+            f"{c.label}\n{c.cited_text}" for s in cited for c in s.citations)), embedder)
+        relevant, relevance = judgement.relevant, judgement.score
+    reasons = [reason for reason, failed in (
+        ("uncited", ratio < FLAG_BELOW), ("unsupported", (supported + len(partial)) / (total or 1) < FLAG_BELOW),
+        ("not_relevant", not relevant)) if failed and total]
+    return Coverage(ratio=round(ratio, 4), sentences=total, cited=len(cited),
+                    uncited=[s.text for s in claims if not s.citations], flagged=bool(reasons), supported=supported,
+                    partial=partial, unsupported=[s.text for s in cited if s.support is Support.unsupported],
+                    relevant=relevant, relevance=round(relevance, 4), flag_reasons=reasons)
 
 
 def _quote_support_score(check: QuoteCheck) -> float:

@@ -143,6 +143,14 @@ def check(result: dict, memo: Memo) -> None:
     # the answer shape of /ask: the memo itself, segment by segment, citations verified
     assert "".join(seg["text"] for seg in result["content"]) == memo.text
     assert all(c["verified"] for seg in result["content"] for c in seg["citations"])
+    # coverage counts these verdicts: cited = backed (supported or partly), the rest uncited
+    coverage, summary = result["coverage"], result["summary"]
+    assert coverage["sentences"] == summary["sentences"]
+    assert coverage["cited"] == summary["supported"] + summary["partial"]
+    assert coverage["supported"] == summary["supported"]
+    assert squash(UNSUPPORTED) in [squash(s) for s in coverage["uncited"]]
+    assert coverage["ratio"] == round(coverage["cited"] / coverage["sentences"], 4)
+    assert coverage["flagged"] == bool(coverage["flag_reasons"])
 
 
 def test_the_memo_through_the_cli(home, memo, monkeypatch):
@@ -158,6 +166,15 @@ def test_the_memo_through_the_api(home, memo):
         r = client.post("/attribute", json={"text": memo.text})
         assert r.status_code == 200, r.text
         check(r.json(), memo)
+        # checked against the reglamento only: the Ley de Amparo's words are not there, and the reglamento's words
+        # are still not the Ley de Amparo's article 6 the memo names
+        reglamento = next(s["document"]["doc_id"] for s in r.json()["sources"]
+                          if s["document"]["file_name"] == REGLAMENTO)
+        r = client.post("/attribute", json={"text": memo.text, "doc_ids": [reglamento]})
+        assert r.status_code == 200, r.text
+        quotes = r.json()["quotes"]
+        assert [q["status"] for q in quotes] == ["not_found"] * 4 + ["misattributed", "not_found"]
+        assert quotes[4]["found_doc_id"] == reglamento and quotes[4]["found_article"] == "6"
 
 
 def test_the_terminal_report(home, memo, monkeypatch, tmp_path):
@@ -254,3 +271,54 @@ def test_quotes_are_found_in_every_quotation_style():
         "el plazo será de quince días", "se computará a partir del día siguiente", "la persona quejosa podrá hacerlo"]
     for q in find_quotes(text):
         assert text[q.start:q.end] == q.text
+
+
+# -- the optional LLM second pass, through a local OpenAI-compatible endpoint ------------------------------------------
+
+def judge_by_words(request: dict) -> str:
+    """A judge that backs a claim mentioning "quince días" with the passage that says it, and nothing else."""
+    payload = json.loads(request["messages"][1]["content"])
+    out = []
+    for claim in payload["claims"]:
+        backing = [p["passage"] for p in claim["passages"] if "quince días" in p["text"]]
+        if "quince días" in claim["text"] and backing:
+            out.append({"claim": claim["claim"], "label": "supported", "evidence": backing[:1]})
+        else:
+            out.append({"claim": claim["claim"], "label": "unsupported", "evidence": []})
+    return "```json\n" + json.dumps({"judgements": out}, ensure_ascii=False) + "\n```"
+
+
+def test_an_llm_second_pass_rejudges_the_sentences_without_quotes(home, memo):
+    from retrieval.attribution import attribute
+    from tests.stubs.openai_stub import OpenAIStub
+
+    with OpenAIStub(judge_by_words) as stub:
+        settings = Settings(home=home, openai_base_url=stub.base_url, openai_model="judge-model", api_key=None)
+        with Index.open(settings) as index:
+            offline = attribute(index, memo.text)
+            judged = attribute(index, memo.text, llm=True, settings=settings)
+            stub.fail(500, times=3)
+            failed = attribute(index, memo.text, llm=True, settings=settings)
+    assert len(stub.requests) == 1 + 3  # one call for every sentence; the failing one retried
+    sent = [squash(c["text"]) for c in json.loads(stub.requests[0]["messages"][1]["content"])["claims"]]
+    assert squash(PARAPHRASE) in sent and squash(UNSUPPORTED) in sent
+    assert not any("«" in text for text in sent)  # quotes are decided by alignment, never sent
+
+    assert judged.model == "judge-model" and judged.fallback_reason is None
+    paraphrase = next(s for s in judged.sentences if squash(s.text) == squash(PARAPHRASE))
+    assert paraphrase.support.value == "supported" and "judge-model" in paraphrase.reason
+    assert [c.label.startswith("Ley de Amparo") and "quince días" in c.cited_text for c in paraphrase.citations] == [True]
+    assert judged.content[paraphrase.segment].support.method == "llm"
+    assert [q.status for q in judged.quotes] == [q.status for q in offline.quotes]
+
+    # the endpoint down: the offline verdicts stand, and the result says why
+    assert "LLM pass not used" in failed.fallback_reason and "500" in failed.fallback_reason
+    assert [(s.support, s.score) for s in failed.sentences] == [(s.support, s.score) for s in offline.sentences]
+
+
+def test_the_llm_pass_without_an_endpoint_says_so(home, memo, monkeypatch):
+    monkeypatch.setenv("GACETA_HOME", str(home))
+    monkeypatch.delenv("GACETA_OPENAI_BASE_URL", raising=False)
+    result = CliRunner().invoke(app, ["attribute", "-", "--llm", "--json"], input=memo.text)
+    assert result.exit_code == 0, result.output
+    assert "GACETA_OPENAI_BASE_URL" in json.loads(result.stdout)["fallback_reason"]

@@ -33,6 +33,9 @@ class AttributeRequest(BaseModel):
     doc_ids: Annotated[list[Name], Field(max_length=MAX_DOC_IDS)] = Field(
         [], description=f"Check only against these documents (at most {MAX_DOC_IDS}); empty: the whole index.")
     rerank: bool | None = Field(None, description="Re-rank each sentence's sources; unset = the server's GACETA_RERANK.")
+    llm: bool = Field(False, description="Re-judge the sentences without quotes with the server's chat model "
+                      "(GACETA_OPENAI_BASE_URL); when none is configured or it fails, the offline verdicts stand "
+                      "and `fallback_reason` says why.")
 
 
 class AttributionResponse(AttributionResult):
@@ -63,7 +66,8 @@ def attribute_route(body: AttributeRequest, index=Depends(get_index),
                     settings: Settings = Depends(get_settings)) -> AttributionResponse:
     try:
         result = attribute(index, body.text, question=body.question, doc_ids=body.doc_ids,
-                           rerank=settings.rerank if body.rerank is None else body.rerank)
+                           rerank=settings.rerank if body.rerank is None else body.rerank, llm=body.llm,
+                           settings=settings)
     except UnknownDocuments as exc:
         raise HTTPException(404, str(exc)) from None
     except ValueError as exc:
