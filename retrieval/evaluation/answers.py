@@ -4,6 +4,8 @@ The corpus goes into a throw-away index through the same path as the retrieval e
 with `ask` by the chosen backend. Per question we record whether a *verified* citation covers the gold answer span
 (same passage, offsets containing it: the citation hit), the answer's coverage, and the share of its citations that
 verified. Retrieval misses are counted apart (`gold_retrieved`) so a citation miss can be told from a search miss.
+The relevance judgement (`Coverage.relevant`) is scored against the same gold: the share flagged not relevant among
+answers that miss the gold span should be well above the share among answers that hit it.
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ class AnswerRow(BaseModel):
     citations: int
     verified: int
     seconds: float
+    relevant: bool = True  # the answer's relevance judgement (Coverage.relevant)
+    relevance: float = 1.0
+    supported: int = 0  # sentences their cited spans back (Coverage.supported)
+    flag_reasons: list[str] = []
 
 
 class AnswersReport(BaseModel):
@@ -52,9 +58,18 @@ class AnswersReport(BaseModel):
     verified_share: float  # verified citations / all citations, pooled
     found_rate: float
     fallbacks: int  # answers where an LLM backend failed and extractive answered
+    # the relevance flag against the gold: share flagged not-relevant among answered questions whose verified
+    # citations miss the gold span, and among those that hit it (the flag should separate them)
+    not_relevant_when_missed: float
+    not_relevant_when_hit: float
     seconds_per_question: float
     index_seconds: float
     rows: list[AnswerRow]
+
+
+def not_relevant_share(rows: list[AnswerRow]) -> float:
+    """Share of `rows` whose answer was flagged not relevant (0 when there are none)."""
+    return sum(not r.relevant for r in rows) / len(rows) if rows else 0.0
 
 
 def gold_answers(dataset_path: str | Path) -> dict[str, tuple[str, int]]:
@@ -112,7 +127,8 @@ def evaluate_answers(
                     hit=any(c.verified and c.chunk_id == gold_chunk.chunk_id and c.start <= span[0] and span[1] <= c.end
                             for c in cites),
                     coverage=answer.coverage.ratio, citations=len(cites), verified=sum(c.verified for c in cites),
-                    seconds=seconds,
+                    seconds=seconds, relevant=answer.coverage.relevant, relevance=answer.coverage.relevance,
+                    supported=answer.coverage.supported, flag_reasons=answer.coverage.flag_reasons,
                 ))
                 if progress:
                     progress("answers", number, len(queries))
@@ -131,6 +147,8 @@ def evaluate_answers(
         mean_coverage=statistics.fmean(r.coverage for r in answered) if answered else 0.0,
         verified_share=sum(r.verified for r in rows) / total_cites if total_cites else 0.0,
         found_rate=len(answered) / n, fallbacks=fallbacks,
+        not_relevant_when_missed=not_relevant_share([r for r in answered if not r.hit]),
+        not_relevant_when_hit=not_relevant_share([r for r in answered if r.hit]),
         seconds_per_question=statistics.fmean(r.seconds for r in rows) if rows else 0.0,
         index_seconds=index_seconds, rows=rows,
     )
