@@ -27,8 +27,9 @@ class AttributeRequest(BaseModel):
 
     text: Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_CHARS), AfterValidator(_no_nul),
                     AfterValidator(_not_blank)] = Field(
-        description=f"The text to check (at most {MAX_TEXT_CHARS:,} characters); offsets in the result point into it "
-                    "as sent.")
+        description=f"The text to check (at most {MAX_TEXT_CHARS:,} characters, not blank, no NUL); offsets in the "
+                    "result point into it as sent.",
+        json_schema_extra={"pattern": r"^[^\x00]*[^\x00\s][^\x00]*$"})
     question: Text | None = Field(None, description="A question to retrieve sources with, besides each sentence.")
     doc_ids: Annotated[list[Name], Field(max_length=MAX_DOC_IDS)] = Field(
         [], description=f"Check only against these documents (at most {MAX_DOC_IDS}); empty: the whole index.")
