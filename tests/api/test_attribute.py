@@ -159,3 +159,21 @@ def test_gaceta_attribute_goes_through_the_serving_owner(memo, tmp_path_factory)
         assert bad.returncode == 1 and "no-such-document" in bad.stderr and "Traceback" not in bad.stderr
     finally:
         assert server.stop() == 0
+
+
+def test_the_answer_view_shows_support_and_flag_reasons(browser, claude_live_url):  # noqa: F811
+    """An answer whose first two sentences cite nothing: the coverage line says how many sentences their citations
+    back, whether the sources address the question, and why the answer is flagged."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(claude_live_url)
+    page.fill("#question", "¿Qué regula el reglamento de los artículos 121 y 122?")
+    page.click("#ask")
+    expect(page.locator("#status")).to_have_text(re.compile(r"^Respuesta"), timeout=60_000)
+    coverage = page.locator("#coverage")
+    expect(coverage).to_have_class(re.compile("flagged"))
+    text = coverage.inner_text()
+    assert re.search(r"respaldadas por su cita: \d+ de 3", text), text
+    assert "fuentes pertinentes a la pregunta: " in text
+    assert "señalada: menos de la mitad de las frases cita una fuente verificada" in text
+    context.close()
