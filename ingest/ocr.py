@@ -8,7 +8,8 @@ PyMuPDF does not support threads ("may cause incorrect behaviour or even crash P
 and its objects cannot be pickled, so `ocr_pages` hands the file's bytes to worker processes, each of which opens the
 document once and OCRs the pages it is given. Workers start from a fresh interpreter (forkserver, never a fork of a
 threaded server or flow process). A page's OCR depends only on the page, so the result is the same whatever the
-number of workers; results come back keyed by page number.
+number of workers; results come back keyed by page number. As with any forkserver or spawn pool, the workers import
+the caller's main module: a script that parses scans must keep its work under `if __name__ == "__main__":`.
 """
 
 from __future__ import annotations
