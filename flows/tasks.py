@@ -126,13 +126,14 @@ def _retryable(task, task_run, state) -> bool:
 
 
 @task(name="parse", cache_policy=NO_CACHE)
-def parse_task(path: str) -> tuple[ParseResult, float]:
-    """The parse and its seconds of work (time waiting for the lock is not work: it is the other file's)."""
+def parse_task(path: str, ocr_workers: int | None = None) -> tuple[ParseResult, float]:
+    """The parse and its seconds of work (time waiting for the lock is not work: it is the other file's);
+    `ocr_workers` processes OCR a scan's pages (None: every core)."""
     from ingest.parse import parse_pdf
 
     with _stage_locks["parse"]:
         t0 = time.perf_counter()
-        return parse_pdf(Path(path)), time.perf_counter() - t0
+        return parse_pdf(Path(path), ocr_workers=ocr_workers), time.perf_counter() - t0
 
 
 @task(name="chunk", cache_policy=NO_CACHE)
@@ -221,7 +222,7 @@ def prepare_file(path: str, name: str, sha256: str, settings: Settings,
     progress.emit("file_started", path=path)
     name = printable(name)  # one log line, whatever the file is called
     logger.info("stage parse: %s", name)
-    parsed, stages["parse"] = call(parse_task, path)
+    parsed, stages["parse"] = call(parse_task, path, settings.ocr_workers)
     pages = parsed.source.pages
     progress.emit("parsed", path=path, pages=pages)
     if not parsed.ok:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from gaceta.cli.common import console, fail, print_json, shown
+from gaceta.cli.common import console, fail, print_json, settings, shown
 
 MAX_TOKENS = 256  # word-counted here; the embedder's tokenizer sizes chunks at ingest time
 
@@ -37,9 +37,10 @@ def register(app: typer.Typer) -> None:
         # Every other path gets its parse status: a folder, a FIFO or a device is `unreadable` (never read), a
         # dangling symlink too; MuPDF's messages go to the log (ingest.pdf_open), so stdout stays JSON.
         payload, crashed = [], 0
+        ocr_workers = settings().ocr_workers
         for path in files:
             try:
-                result = parse_pdf(path)
+                result = parse_pdf(path, ocr_workers=ocr_workers)
                 chunks = {d.doc_id: chunk_document(d, _words, MAX_TOKENS) for d in result.documents}
             except Exception as exc:  # a parser bug on one file: logged with its trace, the others still reported
                 logging.getLogger("gaceta.parse").exception("parse: %s", printable(str(path)))
