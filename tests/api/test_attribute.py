@@ -124,8 +124,9 @@ def test_the_check_view_in_a_browser(browser, live_url, memo, tmp_path):  # noqa
     supports = page.locator("#answer .segment.support")
     assert {supports.nth(i).get_attribute("data-support") for i in range(supports.count())} >= {
         "supported", "partial", "unsupported"}
-    assert "1 respaldadas" in page.locator("#check-summary").inner_text() or \
-        "respaldadas" in page.locator("#check-summary").inner_text()
+    summary = page.locator("#check-summary").inner_text()
+    assert re.search(r"\d+ respaldadas · \d+ en parte · [1-9]\d* sin respaldo de \d+ frases", summary), summary
+    assert "Citas textuales: 1 exacta, 1 alterada, 1 mal atribuida, 1 no encontrada." in summary
 
     # the official wording opens on its highlighted PDF page
     page.locator("#quotes li").nth(2).locator(".quote-where button").click()
