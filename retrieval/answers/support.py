@@ -40,6 +40,7 @@ MAX_EVIDENCE = 4
 WINDOW = 3  # a clause may be stated across this many consecutive spans
 RARE_DF = 2  # a claim term found in at most this many spans is a specific fact
 CONTEXT_TERMS = 2  # a fact counts as stated where a span also states this many other terms of the claim
+MISSING_FACT = 0.5  # each name or number of the question no source states halves the relevance score
 EMBED_WEIGHT = 0.3  # share of the relevance score given to embedding similarity, when an embedder is given
 RELEVANT_AT = 0.35  # relevance score from which the sources address the question
 IDF_FLOOR = 0.5
@@ -71,6 +72,7 @@ class SupportJudgement(BaseModel):
 class RelevanceJudgement(BaseModel):
     relevant: bool
     score: float  # 0–1
+    missing: list[str] = []  # the question's names and numbers that no source states
     method: str = "offline"
 
 
@@ -202,19 +204,26 @@ class _Claim:
 
 def judge_relevance(question: str, spans: list[str], embedder=None) -> RelevanceJudgement:
     """Do `spans` (the sources an answer cites, with their labels) address `question`? The share of the question's
-    content terms the best span states (alignment when it states none), toward embedding similarity when given."""
+    content terms the best span states (alignment when it states none), toward embedding similarity when given;
+    halved for each name or number of the question that no span states ("la capital de Australia" answered from a
+    text on "capital óseo"; "artículo 27" answered from article 28)."""
     terms = content_terms(question)
     if not spans:
         return RelevanceJudgement(relevant=False, score=0.0)
     if not terms:
         return RelevanceJudgement(relevant=True, score=1.0)
-    lexical = max(len(terms & content_terms(s)) / len(terms) for s in spans)
+    span_terms = [content_terms(s) | numbers(s) for s in spans]
+    lexical = max(len(terms & st) / len(terms) for st in span_terms)
     if lexical == 0.0:
         lexical = max(fuzz.token_set_ratio(question, s) for s in spans) / 100 * 0.5
     score = lexical
     if embedder is not None:
         score = (1 - EMBED_WEIGHT) * lexical + EMBED_WEIGHT * float(_similarities(embedder, question, spans).max())
-    return RelevanceJudgement(relevant=score >= RELEVANT_AT, score=round(score, 4))
+    stated = set().union(*span_terms)
+    facts = (names(question, detect_languages(question)) & terms) | numbers(question)
+    missing = sorted(f for f in facts if f not in stated)
+    score *= MISSING_FACT ** len(missing)
+    return RelevanceJudgement(relevant=score >= RELEVANT_AT, score=round(score, 4), missing=missing)
 
 
 __all__ = ["LANGUAGES", "RelevanceJudgement", "Support", "SupportJudgement", "judge_relevance", "judge_support"]
