@@ -26,6 +26,7 @@ from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.datastructures import Headers
+from starlette.routing import Match, Route
 from starlette.middleware.body_limit import MAX_BODY_SIZE_SCOPE_KEY, RequestBodyLimitResponder
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -82,6 +83,15 @@ class BodyLimits:
         await RequestBodyLimitResponder(self.app, limit)(scope, receive, send)
 
 
+async def _method_not_allowed(request: Request, exc: HTTPException) -> JSONResponse:
+    """405 with every method the path answers to in `Allow` (Starlette names only the first route that matched it:
+    `GET` and `DELETE /documents/{id}` are two routes)."""
+    allowed = {m for route in request.app.state.routes if isinstance(route, Route) and route.methods
+               and route.matches(request.scope)[0] is not Match.NONE for m in route.methods}
+    return JSONResponse({"detail": f"{request.method} is not allowed here"}, status_code=405,
+                        headers={"Allow": ", ".join(sorted(allowed))})
+
+
 async def _too_large(request: Request, exc: HTTPException) -> JSONResponse:
     """The 413 raised while a body streams in, with the limit it passed."""
     return JSONResponse({"detail": _too_large_message(request.scope.get(MAX_BODY_SIZE_SCOPE_KEY))}, status_code=413)
@@ -133,6 +143,7 @@ def create_app(settings: Settings | None = None, index=None, open_index: Callabl
     app.state.index = index
     app.state.renderer = PageRenderer()
     app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(405, _method_not_allowed)
     app.add_exception_handler(413, _too_large)
     app.add_middleware(BodyLimits, default=settings.max_request_bytes,
                        per_path={"/ingest": settings.max_upload_bytes})
@@ -144,7 +155,8 @@ def create_app(settings: Settings | None = None, index=None, open_index: Callabl
     # Without a key the routes carry no auth dependency at all (resolving it was 5% of a worker's /search time).
     protected = [Depends(require_api_key)] if settings.api_key else []
     unauthorised = errors(401) if settings.api_key else {}
-    for router in (query.router, documents.router, ingest.router, attribute.router):
+    routers = (query.router, documents.router, ingest.router, attribute.router)
+    for router in routers:
         app.include_router(router, dependencies=protected, responses=unauthorised)
 
     if not schema_open:
@@ -168,4 +180,6 @@ def create_app(settings: Settings | None = None, index=None, open_index: Callabl
         return FileResponse(WEB_DIR / "index.html", headers=_PAGE_HEADERS)
 
     app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
+    # What a 405 lists in `Allow`: the app's own routes and the included routers'.
+    app.state.routes = [r for r in app.routes if isinstance(r, Route)] + [r for rt in routers for r in rt.routes]
     return app

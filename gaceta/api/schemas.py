@@ -13,10 +13,12 @@ What leaves the server is bounded and names documents, never the server's file s
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path, PurePath
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StringConstraints,
+                      field_validator, model_validator)
 
 from flows.models import FileOutcome
 from ingest.models import (AmendmentNote, Chunk, DocType, DocumentInfo, Heading, HeadingKind, LegalDocument,
@@ -76,13 +78,47 @@ def _no_nul(value: str) -> str:
     return value
 
 
-Text = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_QUESTION_CHARS), AfterValidator(_no_nul)
-]
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300), AfterValidator(_no_nul)]
-K = Annotated[int, Field(ge=1, le=MAX_K, description=f"How many chunks to retrieve (1–{MAX_K}).")]
-MaxChars = Annotated[int | None, Field(
-    None, ge=1, le=10_000_000, description="Cut each hit's text to at most this many characters (its `end` moves "
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _iso_date(value):
+    """A date as the schema says: a YYYY-MM-DD string (not a number, or a string of one, pydantic would read as a
+    timestamp)."""
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, str) and _ISO_DATE.fullmatch(value):
+        return value  # pydantic then checks it is a real day
+    raise ValueError("must be a date as YYYY-MM-DD")
+
+
+def _json_integer(value):
+    """An integer as JSON Schema has it: 91 or 91.0, never true, "91" or 91.5."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError("must be an integer")
+    if isinstance(value, float) and not value.is_integer():
+        raise ValueError("must be an integer")
+    return int(value)
+
+
+# Request fields are as strict as the schema they publish: a bool is true/false (not 0), a count an integer (not
+# "10"), a text has a non-blank character and no NUL (the published pattern; the validators say it in words), so
+# every request the schema allows is accepted and no other.
+_TEXT_PATTERN = Field(json_schema_extra={"pattern": r"^[^\x00]*[^\x00\s][^\x00]*$"})
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_QUESTION_CHARS),
+                 AfterValidator(_no_nul), _TEXT_PATTERN]
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300), AfterValidator(_no_nul),
+                 _TEXT_PATTERN]
+IsoDate = Annotated[dt.date, BeforeValidator(_iso_date)]
+
+
+def integer(low: int, high: int):
+    """A JSON integer in [low, high] (the bounds stay in the published schema as minimum/maximum)."""
+    return Annotated[int, Field(ge=low, le=high), BeforeValidator(_json_integer)]
+
+
+K = Annotated[integer(1, MAX_K), Field(description=f"How many chunks to retrieve (1–{MAX_K}).")]
+MaxChars = Annotated[integer(1, 10_000_000) | None, Field(
+    None, description="Cut each hit's text to at most this many characters (its `end` moves "
     "with it and `truncated` is true; GET /chunks/{chunk_id} gives the whole chunk). Unset: the whole text, up to the "
     "server's GACETA_MAX_HIT_CHARS. Titles, labels and headings are always bounded.")]
 
@@ -95,6 +131,14 @@ class FiltersIn(SearchFilters):
     issuing_body: Annotated[list[Name], Field(max_length=50)] | None = None
     doc_type: Annotated[list[Name], Field(max_length=50)] | None = None
     doc_ids: Annotated[list[Name], Field(max_length=MAX_K * 10)] | None = None
+    date_from: IsoDate | None = None
+    date_to: IsoDate | None = None
+
+    @field_validator("doc_type", mode="before")
+    @classmethod
+    def _doc_types(cls, value):
+        """A list, as the schema says (names are normalised when these become `SearchFilters`)."""
+        return value
 
     @model_validator(mode="after")
     def _dates_in_order(self) -> FiltersIn:
@@ -117,10 +161,10 @@ class SearchRequest(_Filtered):
     query: Text
     k: K = 10
     mode: SearchMode = SearchMode.hybrid
-    rerank: bool = Field(True, description="Re-rank the first-stage hits (legal role, named provision, terms); "
+    rerank: StrictBool = Field(True, description="Re-rank the first-stage hits (legal role, named provision, terms); "
                          "false: the hybrid order, after any provision the query names.")
     fusion: Fusion = Field(Fusion.rrf, description="How hybrid fuses dense and BM25.")
-    prefetch: int | None = Field(None, ge=1, le=1000, description="Candidates per side before fusion (unset: the "
+    prefetch: integer(1, 1000) | None = Field(None, description="Candidates per side before fusion (unset: the "
                                  "index's default).")
     max_chars: MaxChars = None
 
@@ -131,7 +175,7 @@ class AskRequest(_Filtered):
     answerer: Literal["extractive", "claude", "tags"] | None = Field(
         None, description="Answer backend; unset = the server's configured answerer (GACETA_ANSWERER)."
     )
-    rerank: bool | None = Field(None, description="Re-rank the sources; unset = the server's GACETA_RERANK.")
+    rerank: StrictBool | None = Field(None, description="Re-rank the sources; unset = the server's GACETA_RERANK.")
     max_chars: MaxChars = None
 
 
@@ -350,8 +394,9 @@ class ValidationErrorResponse(BaseModel):
     message: str
 
 
-def errors(*codes: int) -> dict[int | str, dict]:
-    """`responses=` for a route: the error bodies it may answer with."""
+def errors(*codes: int, streaming: bool = False) -> dict[int | str, dict]:
+    """`responses=` for a route: the error bodies it may answer with (JSON). FastAPI files a `model` under the route's
+    own media type, so a streaming route (`text/event-stream`) names the JSON schemas by reference instead."""
     described = {
         400: "The body could not be read (not UTF-8, not what its Content-Type says).",
         401: "GACETA_API_KEY is set and the request did not carry it.",
@@ -362,8 +407,13 @@ def errors(*codes: int) -> dict[int | str, dict]:
         422: "A parameter or body field was refused.",
         503: "The answerer asked for is not configured here, or its API is down.",
     }
-    return {code: {"model": ValidationErrorResponse if code == 422 else ErrorResponse,
-                   "description": described[code]} for code in codes}
+    def body(code: int) -> dict:
+        model = ValidationErrorResponse if code == 422 else ErrorResponse
+        if streaming:
+            return {"content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}}}}
+        return {"model": model}
+
+    return {code: {**body(code), "description": described[code]} for code in codes}
 
 
 class Health(BaseModel):

@@ -69,12 +69,24 @@ def test_span_on_another_page_leaves_the_page_unmarked(client, article_13):
 @pytest.mark.parametrize(
     ("suffix", "status"),
     [("pages/99.png", 404), ("pages/0.png", 422), ("pages/2.png?highlight=50-10", 422),
-     ("pages/2.png?highlight=10-99999999", 422), ("pages/2.png?highlight=../../etc", 422)],
+     ("pages/2.png?highlight=../../etc", 422), ("pages/100001.png", 422)],
 )
 def test_bad_page_requests(client, reglamento_doc_id, suffix, status):
     r = client.get(f"/documents/{reglamento_doc_id}/{suffix}")
     assert r.status_code == status
     assert r.json()["detail"]
+    if status == 422:
+        assert r.json()["message"]  # the one shape of every 422, as the schema declares it
+
+
+def test_a_highlight_is_a_slice_of_the_document(client, reglamento_doc_id):
+    """An END past the document's end stops there; an empty span highlights nothing (both schema-valid requests)."""
+    doc = client.get(f"/documents/{reglamento_doc_id}").json()
+    first, _ = doc["pdf_pages"]
+    to_the_end = client.get(f"/documents/{reglamento_doc_id}/pages/{first}.png", params={"highlight": "0-99999999"})
+    assert to_the_end.status_code == 200 and int(to_the_end.headers["x-highlighted-words"]) > 10
+    empty = client.get(f"/documents/{reglamento_doc_id}/pages/{first}.png", params={"highlight": "7-7"})
+    assert empty.status_code == 200 and empty.headers["x-highlighted-words"] == "0"
 
 
 def test_renders_are_cached(api_index, reglamento_doc_id):

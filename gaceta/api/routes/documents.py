@@ -5,7 +5,6 @@ app installs it on the whole router)."""
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from typing import Annotated
 
@@ -15,8 +14,8 @@ from pydantic import BaseModel, ValidationError
 
 from gaceta.api.deps import get_index, get_renderer
 from gaceta.api.pages import PageRenderer, SourceUnavailable, page_in_document
-from gaceta.api.schemas import (MAX_TITLE_CHARS, ChunkResponse, DocumentResponse, FiltersIn, HitDocument, bounded_chunk,
-                                clip, errors)
+from gaceta.api.schemas import (MAX_TITLE_CHARS, ChunkResponse, DocumentResponse, FiltersIn, HitDocument, IsoDate, Name,
+                                bounded_chunk, clip, errors)
 from ingest.models import LegalDocument
 from retrieval.documents import MAX_DOCUMENTS_PAGE, DocumentPage
 from retrieval.models import SearchFilters
@@ -34,7 +33,7 @@ def _document(index, doc_id: str) -> LegalDocument:
     return doc
 
 
-FilterName = Annotated[list[str] | None, Query(max_length=50)]
+FilterName = Annotated[list[Name] | None, Query(max_length=50)]
 
 
 class Deleted(BaseModel):
@@ -47,8 +46,8 @@ class Deleted(BaseModel):
 def list_documents(
     doc_type: FilterName = None,
     issuing_body: FilterName = None,
-    date_from: dt.date | None = None,
-    date_to: dt.date | None = None,
+    date_from: IsoDate | None = None,
+    date_to: IsoDate | None = None,
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
     limit: Annotated[int, Query(ge=1, le=MAX_DOCUMENTS_PAGE)] = 50,
     index=Depends(get_index),
@@ -89,15 +88,18 @@ def get_chunk(chunk_id: Id, index=Depends(get_index)) -> ChunkResponse:
 
 
 def _parse_span(highlight: str | None, doc: LegalDocument) -> tuple[int, int] | None:
+    """START-END read as a slice of the document Markdown: an END past its end stops there, an empty span (START =
+    END, or past the end) highlights nothing; a reversed span (START > END) is a 422."""
     if highlight is None:
         return None
     start, end = (int(g) for g in _SPAN.match(highlight).groups())
-    if start >= end or end > len(doc.markdown):
+    if start > end:
         raise RequestValidationError([{
             "type": "value_error", "loc": ("query", "highlight"),
-            "msg": f"need START < END <= {len(doc.markdown)} (offsets into the document Markdown)",
+            "msg": f"START ({start}) is after END ({end}): give START-END offsets into the document Markdown",
         }])
-    return start, end
+    end = min(end, len(doc.markdown))
+    return (start, end) if start < end else None
 
 
 @router.get(
@@ -114,7 +116,8 @@ def page_image(
     n: Annotated[int, Path(ge=1, le=100_000, description="PDF page number (1-based) within the document's pages")],
     highlight: Annotated[
         str | None,
-        Query(pattern=_SPAN.pattern, description="START-END: document Markdown offsets of the span to highlight"),
+        Query(pattern=_SPAN.pattern, description="START-END: document Markdown offsets of the span to highlight (a "
+              "slice: an END past the document's end stops there; an empty span highlights nothing)"),
     ] = None,
     index=Depends(get_index),
     renderer: PageRenderer = Depends(get_renderer),

@@ -60,7 +60,7 @@ def ask_route(body: AskRequest, index=Depends(get_index), settings: Settings = D
 
 @router.post(
     "/ask/stream", response_class=EventSourceResponse, summary="A cited answer, streamed", description=_STREAM_DOC,
-    responses=errors(400, 413, 422),
+    responses=errors(400, 413, 422, streaming=True),
 )
 def ask_stream_route(
     body: AskRequest, index=Depends(get_index), settings: Settings = Depends(get_settings)
