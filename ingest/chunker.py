@@ -368,20 +368,33 @@ class _Packer:
         ]
 
     def _split_word(self, start: int, end: int, room: int) -> list[tuple[int, int, int]]:
+        """Character pieces of one over-long word, each the longest prefix of what is left that fits `room`.
+
+        The cut is found by galloping (the probed length doubles until a probe overflows) and then bisection between
+        the last two probes, so every count is over text about the piece's own length: a 1 MB "word" costs a number
+        of counted characters linear in its length, never a count of the whole rest per piece."""
         pieces = []
+        tokens = self.c.tokens
+        md = self.c.md
         while start < end:
-            lo, hi, best = start + 1, end, start + 1
+            fits, step, over = start, max(room, 1), end + 1
+            while fits < end:
+                probe = min(start + step, end)
+                if tokens(md[start:probe]) > room:
+                    over = probe
+                    break
+                fits, step = probe, step * 2
+            lo, hi = fits + 1, min(over, end + 1) - 1
             while lo <= hi:
                 mid = (lo + hi) // 2
-                if self.c.tokens(self.c.md[start:mid]) <= room:
-                    best, lo = mid, mid + 1
+                if tokens(md[start:mid]) <= room:
+                    fits, lo = mid, mid + 1
                 else:
                     hi = mid - 1
-            n = self.c.tokens(self.c.md[start:best])
-            if n > room:
+            if fits == start:
                 raise ValueError(f"{self.c.doc.doc_id}: the character at {start} alone exceeds the {room} tokens left")
-            pieces.append((start, best, n))
-            start = best
+            pieces.append((start, fits, tokens(md[start:fits])))
+            start = fits
         return pieces
 
 

@@ -261,6 +261,22 @@ def test_pages_and_printed_page_breaks() -> None:
         assert ch.header.splitlines()[0] == f"# Document: DOF 2024-12-15 MAT | page: {ch.page_breaks[0].page}"
 
 
+def test_a_one_megabyte_word_costs_counted_characters_linear_in_its_length() -> None:
+    counted = 0
+
+    def chars(text: str) -> int:
+        nonlocal counted
+        counted += len(text)
+        return (len(text) + 9) // 10
+
+    blob = "x" * 1_000_000  # a PDF line with no space in it: one "word" of a million characters
+    doc = Doc().p("Anexo:").p(blob).build()
+    chunks = chunk_document(doc, chars, 60)
+    check_invariants(doc, chunks, chars, 60)
+    assert "".join(c.text for c in chunks if c.text.startswith("x")) == blob
+    assert counted < 40 * len(blob)  # each piece is found by counting text about its own size, a few dozen times
+
+
 def test_token_counter_is_called_linearly() -> None:
     calls = 0
 
