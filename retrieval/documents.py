@@ -70,12 +70,16 @@ class DocumentSummary(BaseModel):
 
     @classmethod
     def of(cls, info: DocumentInfo, chunks: int) -> DocumentSummary:
-        title = info.title if len(info.title) <= MAX_LISTED_TITLE else info.title[: MAX_LISTED_TITLE - 1] + "…"
         first, last = info.pdf_pages
-        return cls(doc_id=info.doc_id, title=title,
+        return cls(doc_id=info.doc_id, title=_listed(info.title),
                    doc_type=info.doc_type.value if info.doc_type is not None else None,
-                   issuing_body=info.issuing_body, publication_date=info.publication_date,
-                   label=info.label[:MAX_LISTED_TITLE], pages=last - first + 1, chunks=chunks)
+                   issuing_body=_listed(info.issuing_body) if info.issuing_body else None,
+                   publication_date=info.publication_date, label=_listed(info.label), pages=last - first + 1,
+                   chunks=chunks)
+
+
+def _listed(text: str) -> str:
+    return text if len(text) <= MAX_LISTED_TITLE else text[: MAX_LISTED_TITLE - 1] + "…"
 
 
 class DocumentPage(BaseModel):

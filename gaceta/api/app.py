@@ -14,6 +14,7 @@ then go through it.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
@@ -26,8 +27,8 @@ from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.datastructures import Headers
-from starlette.routing import Match, Route
 from starlette.middleware.body_limit import MAX_BODY_SIZE_SCOPE_KEY, RequestBodyLimitResponder
+from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from gaceta.api.deps import require_api_key, require_schema_key
@@ -35,7 +36,9 @@ from gaceta.api.pages import PageRenderer
 from gaceta.api.routes import attribute, documents, ingest, query
 from gaceta.api.schemas import Health, errors
 from retrieval.settings import Settings
+from retrieval.store import StoreError
 
+log = logging.getLogger(__name__)
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 
 # The page loads only its own script and style; images may be blob: URLs made from authorised fetches.
@@ -97,6 +100,13 @@ async def _too_large(request: Request, exc: HTTPException) -> JSONResponse:
     return JSONResponse({"detail": _too_large_message(request.scope.get(MAX_BODY_SIZE_SCOPE_KEY))}, status_code=413)
 
 
+async def _store_failed(request: Request, exc: Exception) -> JSONResponse:
+    """The store failed under a request (damage met after start-up, a Qdrant server gone): 503 with the store's own
+    one-line message (it names the repair), logged; never a 500 with a traceback for an expected failure."""
+    log.error("%s %s: %s", request.method, request.url.path, exc)
+    return JSONResponse({"detail": str(exc)}, status_code=503)
+
+
 def create_app(settings: Settings | None = None, index=None, open_index: Callable[[], Any] | None = None,
                owner_url: str | None = None) -> FastAPI:
     settings = settings or Settings()
@@ -145,6 +155,7 @@ def create_app(settings: Settings | None = None, index=None, open_index: Callabl
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(405, _method_not_allowed)
     app.add_exception_handler(413, _too_large)
+    app.add_exception_handler(StoreError, _store_failed)
     app.add_middleware(BodyLimits, default=settings.max_request_bytes,
                        per_path={"/ingest": settings.max_upload_bytes})
 

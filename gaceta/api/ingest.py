@@ -198,8 +198,8 @@ class Ingester:
     def _prepare(self, path: Path, sha256: str, use_context: bool) -> Prepared:
         totals = self.index.store.bm25_totals()
         for attempt in (1, 2):
-            pool = self._child_pool()
-            try:
+            try:  # the child's start-up is inside: a child that dies at start is this file's outcome, not a 500
+                pool = self._child_pool()
                 return pool.submit(_prepare, str(path), path.name, sha256, totals, use_context).result()
             except BrokenProcessPool:
                 self._pool = None

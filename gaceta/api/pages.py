@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pymupdf
 
+import ingest.pdf_open  # noqa: F401  (MuPDF's messages go to the log, never to the server's stdout)
 from gaceta.api.highlight import line_rects, span_words
 from ingest.models import LegalDocument
 from retrieval.files import intact

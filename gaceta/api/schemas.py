@@ -70,7 +70,7 @@ def hit_chars(requested: int | None, server_limit: int) -> int:
     return min(requested or server_limit, server_limit)
 
 
-def _no_nul(value: str) -> str:
+def no_nul(value: str) -> str:
     """JSON may carry NUL characters; legal text never does, and C-backed tokenizers and stores choke on them.
     (Lone surrogates pydantic already refuses.)"""
     if "\x00" in value:
@@ -105,8 +105,8 @@ def _json_integer(value):
 # every request the schema allows is accepted and no other.
 _TEXT_PATTERN = Field(json_schema_extra={"pattern": r"^[^\x00]*[^\x00\s][^\x00]*$"})
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_QUESTION_CHARS),
-                 AfterValidator(_no_nul), _TEXT_PATTERN]
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300), AfterValidator(_no_nul),
+                 AfterValidator(no_nul), _TEXT_PATTERN]
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300), AfterValidator(no_nul),
                  _TEXT_PATTERN]
 IsoDate = Annotated[dt.date, BeforeValidator(_iso_date)]
 
@@ -405,7 +405,8 @@ def errors(*codes: int, streaming: bool = False) -> dict[int | str, dict]:
         413: "The request body is larger than the server accepts (GACETA_MAX_REQUEST_BYTES, for an upload "
              "GACETA_MAX_UPLOAD_BYTES).",
         422: "A parameter or body field was refused.",
-        503: "The answerer asked for is not configured here, or its API is down.",
+        503: "The answerer asked for is not configured here, or its API is down; or the index's store failed (the "
+             "message names the damage and its repair).",
     }
     def body(code: int) -> dict:
         model = ValidationErrorResponse if code == 422 else ErrorResponse

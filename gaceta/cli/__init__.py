@@ -22,4 +22,17 @@ for module in (parse_cmd, ingest_cmd, search_cmd, ask_cmd, attribute_cmd, serve_
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except Exception as exc:
+        # The store's expected failures (damage met after the index opened, a Qdrant server gone mid-command) are one
+        # line naming the repair, whichever command met them; anything else is a bug and keeps its traceback.
+        import sys
+
+        store = sys.modules.get("retrieval.store")  # loaded by then if the store raised: `--help` never pays for it
+        if store is not None and isinstance(exc, store.StoreError):
+            from gaceta.cli.common import say_error
+
+            say_error(str(exc))
+            sys.exit(1)
+        raise

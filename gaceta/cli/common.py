@@ -67,12 +67,17 @@ def via_owner(config, call: Callable[[Any], Any]) -> Any:
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    """An expected failure: one clear line on stderr, no traceback (never wrapped, even when stderr is a pipe; the
-    message's own brackets, "[Errno 2]", are text, not markup)."""
+    """An expected failure: one clear line on stderr, no traceback."""
+    say_error(message)
+    raise typer.Exit(code)
+
+
+def say_error(message: str) -> None:
+    """One error line on stderr, never wrapped (even when stderr is a pipe); the message's own brackets, "[Errno 2]",
+    are text, not markup."""
     from rich.markup import escape
 
     err_console.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
-    raise typer.Exit(code)
 
 
 def print_json(payload: Any) -> None:

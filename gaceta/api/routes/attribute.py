@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StringConstraints
 
 from gaceta.api.deps import get_index, get_settings
-from gaceta.api.schemas import Hit, Name, Text, _no_nul, bounded_citation, bounded_references, errors, hit_chars
+from gaceta.api.schemas import Hit, Name, Text, bounded_citation, bounded_references, errors, hit_chars, no_nul
 from retrieval.attribution import MAX_DOC_IDS, MAX_TEXT_CHARS, AttributionResult, UnknownDocuments, attribute
 from retrieval.settings import Settings
 
@@ -25,7 +25,7 @@ def _not_blank(value: str) -> str:
 class AttributeRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    text: Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_CHARS), AfterValidator(_no_nul),
+    text: Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_CHARS), AfterValidator(no_nul),
                     AfterValidator(_not_blank)] = Field(
         description=f"The text to check (at most {MAX_TEXT_CHARS:,} characters, not blank, no NUL); offsets in the "
                     "result point into it as sent.",
@@ -33,8 +33,8 @@ class AttributeRequest(BaseModel):
     question: Text | None = Field(None, description="A question to retrieve sources with, besides each sentence.")
     doc_ids: Annotated[list[Name], Field(max_length=MAX_DOC_IDS)] = Field(
         [], description=f"Check only against these documents (at most {MAX_DOC_IDS}); empty: the whole index.")
-    rerank: bool | None = Field(None, description="Re-rank each sentence's sources; unset = the server's GACETA_RERANK.")
-    llm: bool = Field(False, description="Re-judge the sentences without quotes with the server's chat model "
+    rerank: StrictBool | None = Field(None, description="Re-rank each sentence's sources; unset = the server's GACETA_RERANK.")
+    llm: StrictBool = Field(False, description="Re-judge the sentences without quotes with the server's chat model "
                       "(GACETA_OPENAI_BASE_URL); when none is configured or it fails, the offline verdicts stand "
                       "and `fallback_reason` says why.")
 
