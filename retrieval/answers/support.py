@@ -46,6 +46,15 @@ RELEVANT_AT = 0.35  # relevance score from which the sources address the questio
 IDF_FLOOR = 0.5
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+# Month names (English and Spanish, full or abbreviated) next to a number: a date, whose month reads as its number
+# so "November 5, 2018", "Nov 05, 2018", "5 de noviembre de 2018" and "11/05/2018" state the same month.
+_MONTHS = {m: i for i, group in enumerate((
+    "january jan enero ene", "february feb febrero", "march mar marzo", "april apr abril abr", "may mayo",
+    "june jun junio", "july jul julio", "august aug agosto ago", "september sep sept septiembre setiembre",
+    "october oct octubre", "november nov noviembre", "december dec diciembre dic"), start=1) for m in group.split()}
+_MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_DATE_MONTH = re.compile(
+    rf"(?<=\d\s)(?:de\s+)?\b({_MONTH_NAMES})\b\.?|\b({_MONTH_NAMES})\b\.?(?=\s*(?:de\s+)?\d)", re.IGNORECASE)
 _NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-ZÁÉÍÓÚÑÜ][\w'’-]+")
 # Where a sentence joins its clauses (English and Spanish): punctuation, dashes, coordinating and relative words.
 _CLAUSE = re.compile(
@@ -79,6 +88,11 @@ class RelevanceJudgement(BaseModel):
 def numbers(text: str) -> set[str]:
     """The numbers of `text`, separators dropped ("260,000" and "260000" are one number; "1.500" is "1500")."""
     return {re.sub(r"[.,]", "", n).lstrip("0") or "0" for n in _NUMBER.findall(text)}
+
+
+def dated(text: str) -> str:
+    """`text` with each month name that stands in a date replaced by the month's number."""
+    return _DATE_MONTH.sub(lambda m: str(_MONTHS[(m.group(1) or m.group(2)).lower()]), text)
 
 
 def names(text: str, languages) -> set[str]:
@@ -127,6 +141,7 @@ class _Claim:
     """A claim's terms weighed against the spans that may state it, and the three measures of how far they do."""
 
     def __init__(self, claim: str, spans: list[str]):
+        claim, spans = dated(claim), [dated(s) for s in spans]
         self.claim = claim
         self.languages = detect_languages(claim + " " + " ".join(spans[:20]))
         self.terms = set(analyze(claim, self.languages)) | numbers(claim)
