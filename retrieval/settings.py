@@ -9,6 +9,9 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
+Answerer = Literal["extractive", "claude", "tags", "tools"]  # the answer backends (retrieval.answers.pipeline)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GACETA_", env_file=".env", extra="ignore")
 
@@ -41,7 +44,7 @@ class Settings(BaseSettings):
                                      "unset (the default): the feature reranker alone. Never downloaded at run time.")
 
     # Answers
-    answerer: Literal["extractive", "claude", "tags", "tools"] = "extractive"
+    answerer: Answerer = "extractive"
     anthropic_api_key: str | None = None
     anthropic_base_url: str | None = None
     anthropic_model: str = "claude-sonnet-4-6"  # claude-sonnet-4-5 reaches end-of-life on 2026-11-30

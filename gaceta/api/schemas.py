@@ -25,6 +25,7 @@ from ingest.models import (AmendmentNote, Chunk, DocType, DocumentInfo, Heading,
                            LegalReference, PageSpan, ProvisionRole, TableSpan)
 from retrieval.answers.models import Answer, Citation, CitationEvent, DoneEvent, SourcesEvent
 from retrieval.models import Fusion, ResolvedReference, SearchFilters, SearchHit, SearchMode
+from retrieval.settings import Answerer
 
 MAX_QUESTION_CHARS = 2000
 MAX_K = 100
@@ -172,7 +173,7 @@ class SearchRequest(_Filtered):
 class AskRequest(_Filtered):
     question: Text
     k: K = 8
-    answerer: Literal["extractive", "claude", "tags"] | None = Field(
+    answerer: Answerer | None = Field(
         None, description="Answer backend; unset = the server's configured answerer (GACETA_ANSWERER)."
     )
     rerank: StrictBool | None = Field(None, description="Re-rank the sources; unset = the server's GACETA_RERANK.")

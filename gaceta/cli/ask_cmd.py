@@ -56,7 +56,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def ask(
         question: str = typer.Argument(..., help="The question (Spanish or English)."),
-        answerer: str = typer.Option(None, "--answerer", "-a", help="extractive | claude | tags (default: GACETA_ANSWERER)."),
+        answerer: str = typer.Option(None, "--answerer", "-a", help="extractive | claude | tags | tools (default: GACETA_ANSWERER)."),
         k: int = typer.Option(8, "-k", "--top", min=1, max=50, help="How many chunks to retrieve."),
         filter_: list[str] = typer.Option(
             None, "--filter", "-f",
@@ -71,8 +71,12 @@ def register(app: typer.Typer) -> None:
 
         if not question.strip():
             fail("the question is empty")
-        if answerer is not None and answerer not in ("extractive", "claude", "tags"):
-            fail(f"--answerer must be extractive, claude or tags (got {answerer!r})")
+        from typing import get_args
+
+        from retrieval.settings import Answerer
+
+        if answerer is not None and answerer not in get_args(Answerer):
+            fail(f"--answerer must be one of {', '.join(get_args(Answerer))} (got {answerer!r})")
         if rerank not in (None, "on", "off"):
             fail("--rerank must be on or off")
         filters = parse_filters(filter_ or [])
@@ -92,6 +96,9 @@ def register(app: typer.Typer) -> None:
                                           rerank=wants_rerank)
                 except AnswerError as exc:
                     fail(str(exc))
+            from gaceta.api.schemas import AnswerResponse
+
+            answer = AnswerResponse.of(answer, config.max_hit_chars)  # the shape the server answers with
         if html is not None:
             from gaceta.answer_html import render_answer_html
 

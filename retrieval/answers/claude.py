@@ -23,7 +23,7 @@ import anthropic
 from retrieval.answers.base import AnswerError, Draft, DraftEvent, claim, orphan_claim
 from retrieval.answers.models import Citation, CitationEvent, TextEvent, TextSegment, Usage
 from retrieval.answers.tags import document_title, trimmed_for
-from retrieval.answers.trim import Trimmed
+from retrieval.answers.trim import Trimmed, counted
 from retrieval.models import SearchHit
 from retrieval.settings import Settings
 
@@ -133,7 +133,7 @@ class ClaudeAnswerer:
             for block in message.content
             if block.type == "text"
         ]
-        return Draft(content=content, model=message.model, usage=_usage(message.usage))
+        return counted(Draft(content=content, model=message.model, usage=_usage(message.usage)), trimmed)
 
     def stream(self, question: str, hits: list[SearchHit]) -> Iterator[DraftEvent]:
         trimmed = trimmed_for(question, hits, self.trim)
@@ -156,7 +156,7 @@ class ClaudeAnswerer:
                     time.sleep(self.backoff_s * 2**attempt)
                     continue
                 raise AnswerError(f"Anthropic API failed after {attempt + 1} attempt(s): {_describe(exc)}") from exc
-            yield Draft(model=state.model or self.model, usage=state.usage)
+            yield counted(Draft(model=state.model or self.model, usage=state.usage), trimmed)
             return
 
 

@@ -61,6 +61,7 @@ class Usage(BaseModel):
     output_tokens: int | None = None
     cache_creation_input_tokens: int | None = None
     cache_read_input_tokens: int | None = None
+    context_tokens_saved: int | None = None  # prompt tokens (characters / 4) context trimming left out; None: not trimmed
 
 
 class Answer(BaseModel):

@@ -22,7 +22,7 @@ import httpx
 from retrieval.answers.base import AnswerError, Draft, DraftEvent, claim, orphan_claim, replay, sentences_of
 from retrieval.answers.models import Citation, TextSegment, Usage
 from retrieval.answers.tag_parser import Parsed, Tag, parse_cite_tags
-from retrieval.answers.trim import Trimmed, trim_context
+from retrieval.answers.trim import Trimmed, counted, trim_context
 from retrieval.models import SearchHit
 from retrieval.settings import Settings
 
@@ -110,23 +110,24 @@ class TagsAnswerer:
         self.trim = settings.trim
 
     def answer(self, question: str, hits: list[SearchHit]) -> Draft:
-        reply = self._complete(question, hits)
+        trimmed = trimmed_for(question, hits, self.trim)
+        reply = self._complete(question, hits, trimmed)
         try:
             text = reply["choices"][0]["message"]["content"] or ""
         except (KeyError, IndexError, TypeError) as exc:
             raise AnswerError(f"tags endpoint returned no message content: {str(reply)[:200]}") from exc
         usage = reply.get("usage") or {}
-        return Draft(
+        return counted(Draft(
             content=segments_from_tags(parse_cite_tags(text), hits),
             model=reply.get("model") or self.model,
             usage=Usage(input_tokens=usage.get("prompt_tokens"), output_tokens=usage.get("completion_tokens")),
-        )
+        ), trimmed)
 
     def stream(self, question: str, hits: list[SearchHit]) -> Iterator[DraftEvent]:
         yield from replay(self.answer(question, hits))
 
-    def _complete(self, question: str, hits: list[SearchHit]) -> dict:
-        prompt = build_prompt(question, hits, trimmed_for(question, hits, self.trim))
+    def _complete(self, question: str, hits: list[SearchHit], trimmed: Trimmed | None) -> dict:
+        prompt = build_prompt(question, hits, trimmed)
         body = {
             "model": self.model,
             "temperature": 0,

@@ -35,7 +35,7 @@ from retrieval.answers.base import AnswerError, Draft, DraftEvent, claim, orphan
 from retrieval.answers.claude import RETRYABLE_ERRORS, _describe, _error_type, _usage
 from retrieval.answers.models import Citation, CitationEvent, TextEvent, TextSegment, Usage
 from retrieval.answers.tags import RETRIES, RETRY_STATUSES, TIMEOUT_S, chat_completion, document_title, trimmed_for
-from retrieval.answers.trim import Trimmed
+from retrieval.answers.trim import Trimmed, counted
 from retrieval.models import SearchHit
 from retrieval.settings import Settings
 
@@ -246,7 +246,10 @@ class ToolsAnswerer:
 
     # -- whole answers ---------------------------------------------------------------------------------------------
     def answer(self, question: str, hits: list[SearchHit]) -> Draft:
-        prompt = build_prompt(question, hits, trimmed_for(question, hits, self.trim))
+        trimmed = trimmed_for(question, hits, self.trim)
+        return counted(self._answer(build_prompt(question, hits, trimmed), hits), trimmed)
+
+    def _answer(self, prompt: str, hits: list[SearchHit]) -> Draft:
         if self.provider == "anthropic":
             return self._anthropic_answer(prompt, hits)
         reply = chat_completion(self.url, self._openai_body(prompt), self.headers, self.backoff_s, "tools")
@@ -270,11 +273,12 @@ class ToolsAnswerer:
 
     # -- streaming -------------------------------------------------------------------------------------------------
     def stream(self, question: str, hits: list[SearchHit]) -> Iterator[DraftEvent]:
-        prompt = build_prompt(question, hits, trimmed_for(question, hits, self.trim))
-        if self.provider == "anthropic":
-            yield from self._anthropic_stream(prompt, hits)
-        else:
-            yield from self._openai_stream(prompt, hits)
+        trimmed = trimmed_for(question, hits, self.trim)
+        prompt = build_prompt(question, hits, trimmed)
+        stream = self._anthropic_stream if self.provider == "anthropic" else self._openai_stream
+        events = stream(prompt, hits)
+        for event in events:
+            yield counted(event, trimmed)
 
     def _openai_stream(self, prompt: str, hits: list[SearchHit]) -> Iterator[DraftEvent]:
         body = {**self._openai_body(prompt), "stream": True, "stream_options": {"include_usage": True}}

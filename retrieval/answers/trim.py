@@ -28,7 +28,8 @@ from collections import Counter
 from pydantic import BaseModel
 
 from ingest.references import parse_references
-from retrieval.answers.base import sentences_of
+from retrieval.answers.base import Draft, DraftEvent, sentences_of
+from retrieval.answers.models import Usage
 from retrieval.models import SearchHit
 from retrieval.text_analysis import analyze, content_terms
 
@@ -38,6 +39,14 @@ GAP = "\n[…]\n"  # stands where sentences were left out (never inside a kept r
 
 _ANNOUNCES = re.compile(r"[:：]\s*$")  # "… son los siguientes:" — a list follows
 _LIST_ITEM = re.compile(r"^\s*(?:[#*_>\s]*)(?:[IVXLC]+\s*[.\-–)]|[a-zñ]\)|\d+[.)]\s)", re.I)
+
+
+def counted(event: DraftEvent, trimmed: Trimmed | None) -> DraftEvent:
+    """`event` as is, but a Draft (a whole answer, or a stream's last event) says in its usage how many prompt tokens
+    trimming saved."""
+    if isinstance(event, Draft) and trimmed is not None:
+        event.usage = (event.usage or Usage()).model_copy(update={"context_tokens_saved": trimmed.tokens_saved})
+    return event
 
 
 def count_tokens(text: str) -> int:

@@ -202,6 +202,7 @@ def test_trimmed_documents_map_citations_back_to_document_offsets(settings, stre
     assert claimed.start == chunk.start + TRIM_BODY.index(phrase) and claimed.end == claimed.start + len(phrase)
     (cite,) = answer.content[0].citations
     assert cite.verified and cite.score == 100.0 and cite.start == claimed.start
+    assert answer.usage.context_tokens_saved > 0  # "El aviso se presentará…" and its like were left out
 
 
 def test_missing_key_is_a_clear_error(settings):

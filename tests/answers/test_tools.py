@@ -258,6 +258,9 @@ def test_trimmed_sources_reach_the_model_and_quotes_still_verify(settings, embed
     chunk = hits[1].chunk
     assert cite.verified and cite.start == chunk.start + bodies[1].index("Las multas")
     assert cites(untrimmed)[0].model_dump() == cite.model_dump()
+    # the answer says what trimming saved: the characters left out of the prompt, in tokens of 4 characters
+    assert answer.usage.context_tokens_saved >= (len(whole_prompt) - len(trimmed_prompt)) // 4 - 2
+    assert untrimmed.usage.context_tokens_saved is None
 
 
 # -- through the CLI, on a real index ------------------------------------------------------------------------------
