@@ -63,6 +63,10 @@ class Settings(BaseSettings):
                        "(retrieval/answers/trim.py).")
 
     # Support and relevance judgements (issue 17)
+    judge: Literal["offline", "llm"] = Field(
+        "offline", description="GACETA_JUDGE=llm judges each answer's cited sentences (supported / partial / "
+        "unsupported) and its relevance with one call to the OpenAI-compatible endpoint (GACETA_OPENAI_*); on any "
+        "failure the offline judgement stands and its method says why. offline: retrieval/answers/support.py.")
 
 
     # Flows

@@ -75,15 +75,24 @@ def attribution_command(
     dataset: Path = typer.Option(..., "--dataset", "-d", help="A WiCE-format folder (every *.jsonl), e.g. ../shared/eval/wice_dev."),
     as_json: bool = typer.Option(False, "--json", help='Print {"n", "attribution", "support"} as JSON (per-claim rows with --rows).'),
     rows: bool = typer.Option(False, "--rows", help="With --json: add each claim's prediction under attribution.rows."),
+    judge: str = typer.Option("offline", "--judge", help="offline, or llm: one call a claim to GACETA_OPENAI_BASE_URL."),
 ) -> None:
     """Judge each claim against its cited page: which sentences support it (attribution) and whether they do
     (supported / partly / not), scored against the human labels, beside the WiCE paper's figures."""
+    from retrieval.answers.support import LLMJudge
     from retrieval.evaluation.attribution import evaluate_attribution
     from retrieval.evaluation.datasets import DatasetFormatError
 
+    if judge not in ("offline", "llm"):
+        fail(f"--judge must be offline or llm, not {judge!r}")
+    llm = None
+    if judge == "llm":
+        if not settings().openai_base_url:
+            fail("--judge llm needs GACETA_OPENAI_BASE_URL (an OpenAI-compatible endpoint)")
+        llm = LLMJudge(settings())
     try:
         with err_console.status(f"judging the claims of {dataset.name}…"):
-            report = evaluate_attribution(dataset)
+            report = evaluate_attribution(dataset, judge=llm)
     except DatasetFormatError as exc:
         fail(str(exc))
     if as_json:

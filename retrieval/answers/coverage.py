@@ -12,15 +12,23 @@ out.
 `flagged` when any of: fewer than half the sentences are cited ("uncited"), fewer than half are cited *and* backed
 by what they cite, supported or partly ("unsupported"), or the sources do not address the question
 ("not_relevant").
+
+With an LLM judge (`GACETA_JUDGE=llm`, `support.LLMJudge`) one chat call an answer gives every cited sentence its
+label and the answer its relevance; the offline judgement's evidence and missing facts are kept beside the label.
+When the call or its reply fails, the offline judgements stand and their `method` says why ("offline (the LLM
+judge failed: …)").
 """
 
 from __future__ import annotations
 
+import logging
 import re
 
 from ingest.sentences import split_sentences
 from retrieval.answers.models import Citation, Coverage, TextSegment
-from retrieval.answers.support import Support, judge_relevance, judge_support
+from retrieval.answers.support import JudgeError, LLMJudge, Support, judge_relevance, judge_support
+
+log = logging.getLogger(__name__)
 
 MIN_WORDS = 5
 FLAG_BELOW = 0.5
@@ -34,9 +42,12 @@ def _quoted(citation: Citation) -> str:
     return f"{citation.label}\n{citation.cited_text}" if citation.label else citation.cited_text
 
 
-def compute_coverage(content: list[TextSegment], question: str | None = None, embedder=None) -> Coverage:
+def compute_coverage(content: list[TextSegment], question: str | None = None, embedder=None,
+                     judge: LLMJudge | None = None) -> Coverage:
     """Coverage of the answer made of `content`, judging support (and relevance to `question`, when given) on the
-    way; fills `TextSegment.support` in place. No claim sentences at all: ratio 1.0, nothing to flag."""
+    way; fills `TextSegment.support` in place. No claim sentences at all: ratio 1.0, nothing to flag. With `judge`,
+    one LLM call judges every cited sentence (and relevance); if it fails, the offline judgements stand and
+    their `method` says why."""
     text = "".join(seg.text for seg in content)
     backed: list[tuple[int, int, TextSegment]] = []
     pos = 0
@@ -45,10 +56,9 @@ def compute_coverage(content: list[TextSegment], question: str | None = None, em
         if any(c.verified for c in seg.citations):
             backed.append((pos, pos + len(seg.text), seg))
         pos += len(seg.text)
-    total = cited = supported = 0
+    total = 0
     uncited: list[str] = []
-    partial: list[str] = []
-    unsupported: list[str] = []
+    claims: list[tuple[str, list[str], list[TextSegment]]] = []  # cited sentences, their quotes and segments
     for sent in split_sentences(text):
         s, e = sent.start, sent.end
         sentence = text[s:e]
@@ -59,9 +69,26 @@ def compute_coverage(content: list[TextSegment], question: str | None = None, em
         if not segments:
             uncited.append(sentence)
             continue
-        cited += 1
         quotes = list(dict.fromkeys(_quoted(c) for seg in segments for c in seg.citations if c.verified))
-        judged = judge_support(sentence, quotes, embedder)
+        claims.append((sentence, quotes, segments))
+    sources = list(dict.fromkeys(_quoted(c) for seg in content for c in seg.citations if c.verified))
+    judgements = [judge_support(sentence, quotes, embedder) for sentence, quotes, _ in claims]
+    relevance = judge_relevance(question, sources, embedder) if question is not None and claims else None
+    if judge is not None and claims:
+        try:
+            verdicts = judge.judge([(sentence, quotes) for sentence, quotes, _ in claims], question, sources)
+        except JudgeError as exc:
+            method = f"offline (the LLM judge failed: {exc})"
+            log.warning("support judged offline: the LLM judge failed (%s)", exc)
+            judgements = [j.model_copy(update={"method": method}) for j in judgements]
+        else:
+            judgements = [llm.model_copy(update={"evidence": off.evidence, "missing": off.missing})
+                          for llm, off in zip(verdicts.support, judgements)]
+            relevance = verdicts.relevance or relevance
+    supported = 0
+    partial: list[str] = []
+    unsupported: list[str] = []
+    for (sentence, _, segments), judged in zip(claims, judgements):
         for seg in segments:
             if seg.support is None or judged.score < seg.support.score:
                 seg.support = judged
@@ -71,18 +98,15 @@ def compute_coverage(content: list[TextSegment], question: str | None = None, em
             partial.append(sentence)
         else:
             unsupported.append(sentence)
+    cited = len(claims)
     ratio = cited / total if total else 1.0
     backed_ratio = (supported + len(partial)) / total if total else 1.0
-    relevant, relevance = True, 1.0
-    if question is not None and cited:
-        sources = list(dict.fromkeys(_quoted(c) for seg in content for c in seg.citations if c.verified))
-        judgement = judge_relevance(question, sources, embedder)
-        relevant, relevance = judgement.relevant, judgement.score
+    relevant = relevance.relevant if relevance is not None else True
     reasons = [reason for reason, failed in (
         ("uncited", ratio < FLAG_BELOW), ("unsupported", backed_ratio < FLAG_BELOW), ("not_relevant", not relevant),
     ) if failed]
     return Coverage(
         ratio=round(ratio, 4), sentences=total, cited=cited, uncited=uncited, flagged=bool(reasons),
         supported=supported, partial=partial, unsupported=unsupported, relevant=relevant,
-        relevance=round(relevance, 4), flag_reasons=reasons,
+        relevance=round(relevance.score, 4) if relevance is not None else 1.0, flag_reasons=reasons,
     )

@@ -2,7 +2,8 @@
 or streamed (`ask_stream`: the judgements arrive with the coverage event and the final answer).
 
 Verification lives here, not in the backends, so no backend can vouch for itself. An LLM backend that cannot answer
-(no key or endpoint, retries exhausted, timeout) is replaced by the extractive one and the answer says why.
+(no key or endpoint, retries exhausted, timeout) is replaced by the extractive one and the answer says why. With
+GACETA_JUDGE=llm an LLM judges support and relevance (`make_judge`); its failure leaves the offline judgement.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from retrieval.answers.models import (
     TextEvent,
     TextSegment,
 )
+from retrieval.answers.support import LLMJudge
 from retrieval.answers.verify import Verifier
 from retrieval.legal_search import legal_search
 from retrieval.models import ResolvedReference, SearchFilters, SearchHit, SearchMode
@@ -54,6 +56,11 @@ def make_backend(name: str, settings: Settings, embedder) -> Backend:
     raise ValueError(f"unknown answerer {name!r} (extractive, claude, tags or tools)")
 
 
+def make_judge(settings: Settings) -> LLMJudge | None:
+    """The LLM support judge when GACETA_JUDGE=llm (it falls back to the offline judgement by itself), else None."""
+    return LLMJudge(settings) if settings.judge == "llm" else None
+
+
 def _retrieve(index, question: str, k: int, filters: SearchFilters | None,
               rerank: bool) -> tuple[list[SearchHit], list[ResolvedReference]]:
     """The sources: named provisions looked up, hybrid hits, re-ranked (unless `rerank` is off)."""
@@ -64,9 +71,10 @@ def _retrieve(index, question: str, k: int, filters: SearchFilters | None,
 
 
 def finish(question: str, hits: list[SearchHit], draft: Draft, backend: str, fallback_reason: str | None = None,
-           embedder=None) -> Answer:
+           embedder=None, judge: LLMJudge | None = None) -> Answer:
     """Verify the draft's citations against `hits` (rejecting unretrieved ones), judge support and relevance
-    (`embedder`, when given, adds embedding similarity to the judgements) and measure coverage."""
+    (`embedder`, when given, adds embedding similarity to the offline judgements; `judge`, an LLM judge) and
+    measure coverage."""
     verifier = Verifier(hits)
     content = []
     for seg in draft.content:
@@ -75,7 +83,7 @@ def finish(question: str, hits: list[SearchHit], draft: Draft, backend: str, fal
     found = draft.found and bool(hits)
     return Answer(
         question=question, content=content, sources=hits, backend=backend, model=draft.model, usage=draft.usage,
-        coverage=compute_coverage(content, question, embedder) if found else NO_CLAIMS, found=found,
+        coverage=compute_coverage(content, question, embedder, judge) if found else NO_CLAIMS, found=found,
         fallback_reason=fallback_reason,
     )
 
@@ -85,8 +93,10 @@ def _not_found(question: str, backend: str) -> Answer:
                   found=False)
 
 
-def answer_hits(question: str, hits: list[SearchHit], backend: Backend, embedder=None) -> Answer:
-    """Answer from already-retrieved hits; an LLM backend's failure falls back to extractive (`embedder` needed)."""
+def answer_hits(question: str, hits: list[SearchHit], backend: Backend, embedder=None,
+                judge: LLMJudge | None = None) -> Answer:
+    """Answer from already-retrieved hits; an LLM backend's failure falls back to extractive (`embedder` needed).
+    `judge`: an LLM support judge (`make_judge`); None judges offline."""
     if not hits:
         return _not_found(question, backend.name)
     try:
@@ -97,8 +107,8 @@ def answer_hits(question: str, hits: list[SearchHit], backend: Backend, embedder
         reason = f"{backend.name} failed ({exc}); answered extractively instead"
         log.warning(reason)
         return finish(question, hits, ExtractiveAnswerer(embedder).answer(question, hits), "extractive", reason,
-                      embedder)
-    return finish(question, hits, draft, backend.name, embedder=embedder)
+                      embedder, judge)
+    return finish(question, hits, draft, backend.name, embedder=embedder, judge=judge)
 
 
 def _backend_or_reason(name: str, settings: Settings, embedder) -> tuple[Backend, str | None]:
@@ -119,7 +129,7 @@ def ask(index, question: str, k: int = 8, filters: SearchFilters | None = None, 
     settings = settings or Settings()
     backend, reason = _backend_or_reason(answerer or settings.answerer, settings, index.embedder)
     hits, references = _retrieve(index, question, k, filters, settings.rerank if rerank is None else rerank)
-    answer = answer_hits(question, hits, backend, index.embedder)
+    answer = answer_hits(question, hits, backend, index.embedder, make_judge(settings))
     answer.references = references
     if reason and answer.fallback_reason is None:
         answer.fallback_reason = reason
@@ -138,7 +148,7 @@ def ask_stream(index, question: str, k: int = 8, filters: SearchFilters | None =
             answer = _not_found(question, backend.name)
             yield TextEvent(segment=0, text=answer.text)
         else:
-            answer = yield from _stream_answer(question, hits, backend, index.embedder, reason)
+            answer = yield from _stream_answer(question, hits, backend, index.embedder, reason, make_judge(settings))
         answer.references = references
         yield CoverageEvent(coverage=answer.coverage)
         yield DoneEvent(answer=answer)
@@ -147,7 +157,7 @@ def ask_stream(index, question: str, k: int = 8, filters: SearchFilters | None =
         yield ErrorEvent(message=f"{type(exc).__name__}: {exc}")
 
 
-def _stream_answer(question, hits, backend: Backend, embedder, reason: str | None):
+def _stream_answer(question, hits, backend: Backend, embedder, reason: str | None, judge: LLMJudge | None = None):
     verifier = Verifier(hits)
     segments: list[TextSegment] = []
     draft: Draft | None = None
@@ -185,6 +195,6 @@ def _stream_answer(question, hits, backend: Backend, embedder, reason: str | Non
     return Answer(
         question=question, content=segments, sources=hits, backend=backend.name,
         model=draft.model if draft else None, usage=draft.usage if draft else None,
-        coverage=compute_coverage(segments, question, embedder) if found else NO_CLAIMS, found=found,
+        coverage=compute_coverage(segments, question, embedder, judge) if found else NO_CLAIMS, found=found,
         fallback_reason=reason,
     )

@@ -12,12 +12,15 @@ The support score is the mean of three shares, each 0–1:
 - stated facts: the share of its specific facts (names, numbers, terms at most `RARE_DF` spans hold) that a span
   states along with `CONTEXT_TERMS` other claim terms.
 Below `PARTIAL_AT` the claim is unsupported, from `SUPPORTED_AT` supported (never while a number of the claim is
-stated nowhere). On WiCE dev (docs: `gaceta eval attribution`) this reaches F1(not supported) ≈ 0.60 with these
-cut-offs and 0.617 two-fold cross-validated; embedding similarity (USE v3) separated the labels worse (AUC 0.76
+stated nowhere). A month name in a date reads as its number ("Nov 05, 2018" states "November 5, 2018"). On WiCE
+dev (docs: `gaceta eval attribution`) this reaches F1(not supported) 0.625 with these cut-offs and 0.625 two-fold
+cross-validated; embedding similarity (USE v3) separated the labels worse (AUC 0.76
 vs 0.85–0.88 for the term features), so an embedder only breaks ties when choosing evidence spans.
 The evidence is chosen greedily: the span that states most of what is still unstated, while it adds `MIN_GAIN`.
 Relevance: the share of the question's content terms that the best cited source states (its label included),
 toward embedding similarity when an embedder is given. Both are signals for a reader, not proofs of entailment.
+With GACETA_JUDGE=llm, `LLMJudge` asks an OpenAI-compatible endpoint for both, one call an answer, as strict JSON;
+the caller keeps the offline judgement when it raises `JudgeError`.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from enum import Enum
 from itertools import combinations
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from rapidfuzz import fuzz
 
 from retrieval.text_analysis import LANGUAGES, analyze, content_terms, detect_languages
@@ -75,7 +78,7 @@ class SupportJudgement(BaseModel):
     score: float  # 0–1
     evidence: list[int] = []  # indices into the judged spans that back the claim
     missing: list[str] = []  # the claim's numbers and names that no span states
-    method: str = "offline"  # offline | llm
+    method: str = "offline"  # offline | llm | "offline (the LLM judge failed: …)"
 
 
 class RelevanceJudgement(BaseModel):
@@ -241,4 +244,109 @@ def judge_relevance(question: str, spans: list[str], embedder=None) -> Relevance
     return RelevanceJudgement(relevant=score >= RELEVANT_AT, score=round(score, 4), missing=missing)
 
 
-__all__ = ["LANGUAGES", "RelevanceJudgement", "Support", "SupportJudgement", "judge_relevance", "judge_support"]
+
+# LLM judge (GACETA_JUDGE=llm): one chat call an answer, strict JSON verdicts; the caller keeps the offline judgement
+# whenever this raises JudgeError.
+
+LLM_SCORE = {Support.supported: 1.0, Support.partial: 0.5, Support.unsupported: 0.0}
+_JUDGE_INSTRUCTIONS = (
+    "You check whether cited sources back an answer. For each numbered SENTENCE, decide from ITS QUOTES only "
+    "(not from what you know) whether they state it: \"supported\" (everything it asserts is stated), \"partial\" "
+    "(some of it is stated, some is not) or \"unsupported\" (the quotes do not state it, or contradict it). "
+    "Then decide whether the SOURCES address the QUESTION at all. Reply with JSON only, exactly this shape: "
+    '{"sentences": [{"id": 1, "label": "supported"}, ...], "relevant": true}'
+    " with one entry for every sentence id, no other keys, no prose."
+)
+_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
+
+
+class JudgeError(RuntimeError):
+    """The LLM judge gave no usable verdict (endpoint failure, or a reply that is not the asked-for JSON)."""
+
+
+class _SentenceVerdict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    id: int
+    label: Support = Field(strict=False)  # the enum's value, as JSON gives it
+
+
+class _Verdicts(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    sentences: list[_SentenceVerdict]
+    relevant: bool | None = None
+
+
+class LLMVerdicts(BaseModel):
+    support: list[SupportJudgement]  # one per judged claim, in order
+    relevance: RelevanceJudgement | None = None  # None when no question was given
+
+
+class LLMJudge:
+    """Judges an answer's cited sentences, and its relevance, through an OpenAI-compatible chat endpoint."""
+
+    def __init__(self, settings, backoff_s: float | None = None):
+        from retrieval.answers.tags import BACKOFF_S
+
+        base = settings.openai_base_url
+        self.url = base.rstrip("/") + "/chat/completions" if base else None
+        self.model = settings.openai_model
+        self.headers = {"Authorization": f"Bearer {settings.openai_api_key}"} if settings.openai_api_key else {}
+        self.backoff_s = BACKOFF_S if backoff_s is None else backoff_s
+
+    def judge(self, claims: list[tuple[str, list[str]]], question: str | None = None,
+              sources: list[str] | None = None) -> LLMVerdicts:
+        """Verdicts for `claims` (each a sentence and the quotes it cites) and, when `question` is given, whether
+        `sources` address it. Raises JudgeError on any failure: the call, or a reply off the asked-for shape."""
+        from retrieval.answers.base import AnswerError
+        from retrieval.answers.tags import chat_completion
+
+        if self.url is None:
+            raise JudgeError("GACETA_JUDGE=llm needs GACETA_OPENAI_BASE_URL")
+        try:
+            body = chat_completion(self.url, {"model": self.model, "temperature": 0, "messages": [
+                {"role": "system", "content": _JUDGE_INSTRUCTIONS},
+                {"role": "user", "content": _judge_prompt(claims, question, sources or [])},
+            ]}, self.headers, self.backoff_s, "judge")
+        except AnswerError as exc:
+            raise JudgeError(str(exc)) from exc
+        try:
+            content = body["choices"][0]["message"]["content"]
+        except (KeyError, IndexError, TypeError):
+            raise JudgeError("the judge endpoint's reply has no message content") from None
+        return self._verdicts(content, len(claims), question is not None)
+
+    @staticmethod
+    def _verdicts(content, n: int, asked_relevance: bool) -> LLMVerdicts:
+        if not isinstance(content, str):
+            raise JudgeError("the judge's reply is not text")
+        text = content.strip()
+        fenced = _FENCE.match(text)
+        try:
+            verdicts = _Verdicts.model_validate_json(fenced.group(1) if fenced else text)
+        except ValidationError as exc:
+            raise JudgeError(f"the judge's reply is not the asked-for JSON ({exc.error_count()} errors)") from None
+        ids = [v.id for v in verdicts.sentences]
+        if sorted(ids) != list(range(1, n + 1)):
+            raise JudgeError(f"the judge gave verdicts for sentences {sorted(ids)}, asked for 1–{n}")
+        if asked_relevance and verdicts.relevant is None:
+            raise JudgeError("the judge gave no relevance verdict")
+        label = {v.id: v.label for v in verdicts.sentences}
+        support = [SupportJudgement(label=label[i], score=LLM_SCORE[label[i]], method="llm") for i in range(1, n + 1)]
+        relevance = None
+        if asked_relevance:
+            relevance = RelevanceJudgement(relevant=verdicts.relevant, score=float(verdicts.relevant), method="llm")
+        return LLMVerdicts(support=support, relevance=relevance)
+
+
+def _judge_prompt(claims: list[tuple[str, list[str]]], question: str | None, sources: list[str]) -> str:
+    parts = []
+    if question is not None:
+        parts.append(f"QUESTION: {question}")
+        parts.append("SOURCES:\n" + "\n".join(f"[{i}] {s}" for i, s in enumerate(sources, start=1)))
+    for i, (sentence, quotes) in enumerate(claims, start=1):
+        parts.append(f"SENTENCE {i}: {sentence}\nITS QUOTES:\n" + "\n".join(f"- {q}" for q in quotes))
+    return "\n\n".join(parts)
+
+
+__all__ = ["LANGUAGES", "JudgeError", "LLMJudge", "LLMVerdicts", "RelevanceJudgement", "Support", "SupportJudgement",
+           "judge_relevance", "judge_support"]

@@ -120,6 +120,8 @@ class SupportScores(BaseModel):
     cut_offs: dict[str, float]  # the judge's score cut-offs used for the dev figures
     cross_validated: dict[str, float]  # 2-fold, cut-offs refitted on the other half: f1_not_supported, accuracy
     confusion: dict[str, dict[str, int]]  # gold label -> predicted label -> count
+    judge: str = "offline"  # offline | llm (scores 1 / 0.5 / 0 for supported / partial / unsupported)
+    judge_failures: int = 0  # claims the LLM judge gave no usable verdict for (judged offline instead)
     published_f1_not_supported: dict[str, float] = PUBLISHED_F1_NOT_SUPPORTED
 
 
@@ -156,16 +158,27 @@ def fit_cut_offs(scores: Sequence[float], gold: Sequence[str]) -> tuple[float, f
     return partial_at, supported_at
 
 
-def evaluate_attribution(folder: str | Path, embedder=None, progress: Progress | None = None) -> AttributionReport:
-    """Judge every claim of a WiCE-format folder against its cited page and score attribution and support."""
-    from retrieval.answers.support import PARTIAL_AT, SUPPORTED_AT, judge_support
+def evaluate_attribution(folder: str | Path, embedder=None, progress: Progress | None = None,
+                         judge=None) -> AttributionReport:
+    """Judge every claim of a WiCE-format folder against its cited page and score attribution and support.
+    `judge` (a `support.LLMJudge`) labels each claim with one LLM call; a claim it fails on keeps the offline
+    judgement and is counted in `support.judge_failures`."""
+    from retrieval.answers.support import PARTIAL_AT, SUPPORTED_AT, JudgeError, judge_support
 
     claims = load_wice(folder)
     if not claims:
         raise DatasetFormatError(f"{folder}: no claims")
     judged = []
+    failures = 0
     for number, item in enumerate(claims, start=1):
-        judged.append(judge_support(item.claim, item.evidence, embedder))
+        offline = judge_support(item.claim, item.evidence, embedder)
+        if judge is not None:
+            try:
+                llm = judge.judge([(item.claim, item.evidence)]).support[0]
+                offline = llm.model_copy(update={"evidence": offline.evidence, "missing": offline.missing})
+            except JudgeError:
+                failures += 1
+        judged.append(offline)
         if progress:
             progress("claims", number, len(claims))
     scores = [j.score for j in judged]
@@ -194,6 +207,7 @@ def evaluate_attribution(folder: str | Path, embedder=None, progress: Progress |
             recall_not_supported=tp / (sum(g == "not_supported" for g in gold) or 1),
             cut_offs={"partial_at": PARTIAL_AT, "supported_at": SUPPORTED_AT},
             cross_validated=cross_validate(scores, gold, halves),
+            judge="llm" if judge is not None else "offline", judge_failures=failures,
             confusion={g: {p: sum(a == g and b == p for a, b in zip(gold, predicted)) for p in WICE_LABEL.values()}
                        for g in WICE_LABEL.values()},
         ),

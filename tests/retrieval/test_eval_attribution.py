@@ -76,3 +76,35 @@ def test_cli_reports_a_folder_without_claims(tmp_path):
     (tmp_path / "bad.jsonl").write_text('{"claim": "x"}\n', encoding="utf-8")
     with pytest.raises(DatasetFormatError, match="bad.jsonl line 1"):
         load_wice(tmp_path)
+
+
+def test_cli_judge_llm_labels_each_claim_through_the_endpoint(wice, tmp_path, monkeypatch):
+    from tests.stubs.openai_stub import OpenAIStub
+
+    lines = (wice / "claim_dev.jsonl").read_text(encoding="utf-8").splitlines()[:6]
+    (tmp_path / "dev.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    gold = [json.loads(line)["label"] for line in lines]
+    monkeypatch.setenv("GACETA_HOME", str(tmp_path / "home"))
+    reply = json.dumps({"sentences": [{"id": 1, "label": "unsupported"}]})
+    args = ["eval", "attribution", "--dataset", str(tmp_path), "--json", "--judge", "llm"]
+    with OpenAIStub(lambda req: reply) as stub:
+        monkeypatch.setenv("GACETA_OPENAI_BASE_URL", stub.base_url)
+        result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert len(stub.requests) == 6  # one call a claim
+    support = json.loads(result.stdout)["support"]
+    assert support["judge"] == "llm" and support["judge_failures"] == 0
+    assert support["recall_not_supported"] == (1.0 if "not_supported" in gold else 0.0)
+    assert support["confusion"]["supported"]["supported"] == 0  # the endpoint said unsupported for every claim
+
+    with OpenAIStub(lambda req: "I think so.") as stub:
+        monkeypatch.setenv("GACETA_OPENAI_BASE_URL", stub.base_url)
+        result = CliRunner().invoke(app, args)
+    assert json.loads(result.stdout)["support"]["judge_failures"] == 6  # prose: each claim judged offline
+
+
+def test_cli_judge_llm_without_an_endpoint_is_one_line(tmp_path, monkeypatch, wice):
+    monkeypatch.delenv("GACETA_OPENAI_BASE_URL", raising=False)
+    monkeypatch.chdir(tmp_path)  # no .env
+    result = CliRunner().invoke(app, ["eval", "attribution", "--dataset", str(wice), "--judge", "llm"])
+    assert result.exit_code == 1 and "GACETA_OPENAI_BASE_URL" in result.output
