@@ -211,6 +211,7 @@ class Store(ABC):
         self.revision = 0  # bumped before and after every document write: caches of payloads compare it
         self._guard = threading.Lock()
         self._writing = 0  # document writes in progress in this process
+        self._unfinished = False  # a document write failed part-way: its points were never counted
         self._pending: int | None = None  # pending points, when known (exclusive stores count them)
 
     # --- primitives each backend supplies -------------------------------------------------------------
@@ -293,6 +294,9 @@ class Store(ABC):
             self.revision += 1
         try:
             yield
+        except BaseException:
+            self._unfinished = True  # the next write recounts the totals (a crash now: the next open does)
+            raise
         finally:
             with self._guard:
                 self._writing -= 1
@@ -337,6 +341,10 @@ class Store(ABC):
             self._save_meta(meta)
 
     def _add_totals(self, terms: int, chunks: int) -> None:
+        if self._unfinished:  # an earlier write failed after some of its points went in: count them all again
+            self._unfinished = False
+            self.recount()
+            return
         meta = self._meta()
         meta["bm25_terms"] = max(int(meta.get("bm25_terms", 0)) + terms, 0)
         meta["bm25_chunks"] = max(int(meta.get("bm25_chunks", 0)) + chunks, 0)

@@ -225,7 +225,8 @@ class EdgeStore(Store):
                 self._save_meta({**meta, POINTS: points})
                 return
         if points != expected:
-            what = "its segments folder is empty" if points == 0 else "segments are missing or damaged"
+            what = ("its segments folder is empty" if points == 0
+                    else "segments are missing or damaged" if points < expected else "it holds points no write recorded")
             raise IndexDamaged(f"the index at {root} holds {points} points but recorded {expected}: {what}; {REPAIR}")
 
     def _meta(self) -> dict[str, Any]:

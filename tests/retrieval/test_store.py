@@ -287,3 +287,23 @@ def test_a_search_during_a_document_write_never_sees_its_pending_points(tmp_path
     finally:
         store.go_on.set()
         store.close()
+
+
+def test_a_write_that_fails_part_way_leaves_an_index_that_opens_whole(tmp_path):
+    """A document write that fails after its first batch (here: a point of the wrong dimension in the second batch)
+    leaves pending points nobody counted; the next write recounts, so the index reopens without a false "damaged",
+    and a retry of the same document replaces the partial one."""
+    texts = [f"Artículo {i}. Texto del artículo número {i} de la norma." for i in range(300)]
+    with open_test_store("edge", tmp_path, DIM) as s:
+        s.upsert_document("dof-a", _points(s, "dof-a", TEXTS["dof-a"]))
+        points = _points(s, "dof-b", texts)
+        points[-1] = PointData(**{**points[-1].__dict__, "dense": np.ones(DIM + 1, dtype=np.float32)})
+        with pytest.raises(Exception):
+            s.upsert_document("dof-b", points)
+        s.upsert_document("ley-c", _points(s, "ley-c", TEXTS["ley-c"]))
+    with open_test_store("edge", tmp_path, DIM) as s:  # no IndexDamaged: the totals match the points
+        assert s.stats().documents == 2
+        s.upsert_document("dof-b", _points(s, "dof-b", texts[:3]))
+    with open_test_store("edge", tmp_path, DIM) as s:
+        stats = s.stats()
+        assert (stats.chunks, stats.documents) == (len(TEXTS["dof-a"]) + 3 + len(TEXTS["ley-c"]), 3)
