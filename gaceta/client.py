@@ -15,8 +15,7 @@ from retrieval.owner import (OWNER_FILE, Owner, OwnerError, OwnerUnreachable, fi
                              write_owner)
 
 if TYPE_CHECKING:
-    from gaceta.api.routes.attribute import AttributionResponse
-    from gaceta.api.schemas import AnswerResponse, IngestResponse, SearchResponse
+    from gaceta.api.schemas import AnswerResponse, AttributionResponse, IngestResponse, SearchResponse
     from retrieval.index import IndexStatus
 
 __all__ = ["OWNER_FILE", "Owner", "OwnerClient", "OwnerError", "OwnerUnreachable", "find_owner", "owner_path",
@@ -75,6 +74,6 @@ class OwnerClient:
 
     def attribute(self, body: dict[str, Any]) -> AttributionResponse:
         """`POST /attribute`: the text's sentences and quotes checked against the official text."""
-        from gaceta.api.routes.attribute import AttributionResponse
+        from gaceta.api.schemas import AttributionResponse
 
         return AttributionResponse.model_validate_json(self._call("POST", "/attribute", json=body).content)

@@ -562,7 +562,7 @@ def _fallback_title(ev: Evidence, ident: Identity) -> str:
         return f"{kind} {ident.number or ''} {ident.publication_date.isoformat() if ident.publication_date else ''}" \
             .replace("  ", " ").strip()
     name = " ".join(re.sub(r"[_\s]+", " ", ev.source_name).split())
-    return name if name and text_quality.is_words(name) else (name or UNTITLED)
+    return name or UNTITLED  # the last resort, words or not: a file name at least finds the file
 
 
 def _contents(ev: Evidence) -> bool:

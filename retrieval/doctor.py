@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from retrieval.store.base import COMPLETE, PENDING, POINTS, REPAIR, STATE, IndexDamaged, Match, Where
+from retrieval.store.base import COMPLETE, POINTS, REPAIR, STATE, IndexDamaged, Match, Where
 
 if TYPE_CHECKING:
     from ingest.models import LegalDocument

@@ -14,11 +14,11 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from ingest.identity import bound
 from ingest.models import DocumentInfo, LegalDocument
 from retrieval.models import SearchFilters
 
 MAX_DOCUMENTS_PAGE = 500  # documents one listing call returns at most
-MAX_LISTED_TITLE = 300  # a listing is an overview: a title longer than this is cut (the record keeps it whole)
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,200}$")
 
@@ -71,15 +71,11 @@ class DocumentSummary(BaseModel):
     @classmethod
     def of(cls, info: DocumentInfo, chunks: int) -> DocumentSummary:
         first, last = info.pdf_pages
-        return cls(doc_id=info.doc_id, title=_listed(info.title),
+        # a listing is an overview: names are cut at a word (`ingest.identity.bound`), the record keeps them whole
+        return cls(doc_id=info.doc_id, title=bound(info.title),
                    doc_type=info.doc_type.value if info.doc_type is not None else None,
-                   issuing_body=_listed(info.issuing_body) if info.issuing_body else None,
-                   publication_date=info.publication_date, label=_listed(info.label), pages=last - first + 1,
-                   chunks=chunks)
-
-
-def _listed(text: str) -> str:
-    return text if len(text) <= MAX_LISTED_TITLE else text[: MAX_LISTED_TITLE - 1] + "…"
+                   issuing_body=bound(info.issuing_body), publication_date=info.publication_date,
+                   label=bound(info.label), pages=last - first + 1, chunks=chunks)
 
 
 class DocumentPage(BaseModel):

@@ -32,6 +32,7 @@ from typing import Any
 
 from flows.models import FileOutcome, FileStatus
 from retrieval.settings import Settings
+from retrieval.store import StoreError
 
 log = logging.getLogger("gaceta.api")
 NICE = 19  # the child's niceness: the kernel gives it what queries leave over (≈ 1.5% of a core when contended)
@@ -168,8 +169,11 @@ class Ingester:
                 try:
                     self._write(prepared.documents, prepared.chunks, prepared.embedded, source)
                     self.index.store.flush()
-                except Exception as exc:  # this file's outcome (logged with its trace): the server goes on
-                    log.exception("ingest: writing %s failed", path.name)
+                except Exception as exc:  # this file's outcome: the server goes on
+                    if isinstance(exc, StoreError):  # expected (damage, a full disk): its own line says what
+                        log.error("ingest: writing %s failed: %s", path.name, exc)
+                    else:  # a bug: logged with its trace
+                        log.exception("ingest: writing %s failed", path.name)
                     outcome = FileOutcome(path=str(path), status=FileStatus.failed, sha256=sha256,
                                           reason=f"{type(exc).__name__}: {exc}")
                 else:

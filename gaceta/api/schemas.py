@@ -21,15 +21,16 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
                       field_validator, model_validator)
 
 from flows.models import FileOutcome
+from ingest.identity import MAX_TITLE_CHARS  # a title, a label, an issuing body, a heading as a response names them
 from ingest.models import (AmendmentNote, Chunk, DocType, DocumentInfo, Heading, HeadingKind, LegalDocument,
                            LegalReference, PageSpan, ProvisionRole, TableSpan)
 from retrieval.answers.models import Answer, Citation, CitationEvent, DoneEvent, SourcesEvent
+from retrieval.attribution import MAX_DOC_IDS, MAX_TEXT_CHARS, AttributionResult
 from retrieval.models import Fusion, ResolvedReference, SearchFilters, SearchHit, SearchMode
 from retrieval.settings import Answerer
 
 MAX_QUESTION_CHARS = 2000
 MAX_K = 100
-MAX_TITLE_CHARS = 300  # a title, a short title, a label, an issuing body, a heading as a response names them
 MAX_FIELD_CHARS = 80  # a number, a gazette, an issue, an edition, a section, a printed page, an article key
 MAX_HEADER_CHARS = 2000  # a chunk's header (its heading lines); the chunker already keeps it to a quarter of a chunk
 MAX_FILE_NAME_CHARS = 255
@@ -432,3 +433,50 @@ class IngestResponse(BaseModel):
     embedding_model: str
     chunker_version: str
     revision: int = Field(description="The store's write revision after this file (searches see it from now on).")
+
+
+# -- POST /attribute -------------------------------------------------------------------------------------------
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("the text is empty")
+    return value
+
+
+class AttributeRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_CHARS), AfterValidator(no_nul),
+                    AfterValidator(_not_blank)] = Field(
+        description=f"The text to check (at most {MAX_TEXT_CHARS:,} characters, not blank, no NUL); offsets in the "
+                    "result point into it as sent.",
+        json_schema_extra={"pattern": r"^[^\x00]*[^\x00\s][^\x00]*$"})
+    question: Text | None = Field(None, description="A question to retrieve sources with, besides each sentence.")
+    doc_ids: Annotated[list[Name], Field(max_length=MAX_DOC_IDS)] = Field(
+        [], description=f"Check only against these documents (at most {MAX_DOC_IDS}); empty: the whole index.")
+    rerank: StrictBool | None = Field(None, description="Re-rank each sentence's sources; unset = the server's "
+                                      "GACETA_RERANK.")
+    llm: StrictBool = Field(False, description="Re-judge the sentences without quotes with the server's chat model "
+                      "(GACETA_OPENAI_BASE_URL); when none is configured or it fails, the offline verdicts stand "
+                      "and `fallback_reason` says why.")
+
+
+class AttributionResponse(AttributionResult):
+    """`retrieval.attribution.AttributionResult` as the API returns it: sources as `/search` hits, names bounded
+    (the CLI prints this shape too, with or without a server)."""
+
+    sources: list[Hit] = []
+
+    @classmethod
+    def of(cls, result: AttributionResult, max_chars: int) -> AttributionResponse:
+        def cites(citations):
+            return [bounded_citation(c) for c in citations]
+
+        fields = {name: getattr(result, name) for name in AttributionResult.model_fields}
+        return cls(**{
+            **fields,
+            "content": [s.model_copy(update={"citations": cites(s.citations)}) for s in result.content],
+            "sentences": [s.model_copy(update={"citations": cites(s.citations)}) for s in result.sentences],
+            "quotes": [q.model_copy(update={"citations": cites(q.citations)}) for q in result.quotes],
+            "sources": [Hit.of(h, max_chars) for h in result.sources],
+            "references": bounded_references(result.references),
+        })

@@ -103,19 +103,16 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Check a text against the indexed documents: which sentences the sources back, and whether each quote
         («…», “…”, "…") is exact, altered, or attributed to the wrong article or law."""
-        from retrieval.attribution import MAX_DOC_IDS, MAX_TEXT_CHARS, UnknownDocuments
+        from retrieval.attribution import AttributionInputError, UnknownDocuments, checked_input
         from retrieval.attribution import attribute as attribute_text
 
         if rerank not in (None, "on", "off"):
             fail("--rerank must be on or off")
         text = read_text(source)
-        if not text.strip():
-            fail("the text is empty")
-        if len(text) > MAX_TEXT_CHARS:
-            fail(f"the text is {len(text):,} characters; at most {MAX_TEXT_CHARS:,} (split it)")
-        doc_ids = list(dict.fromkeys(doc or []))
-        if len(doc_ids) > MAX_DOC_IDS:
-            fail(f"at most {MAX_DOC_IDS} --doc ids")
+        try:
+            doc_ids = checked_input(text, doc)
+        except AttributionInputError as exc:
+            fail(str(exc))
         if question is not None and not question.strip():
             fail("the question is empty")
         config = settings()
@@ -129,9 +126,9 @@ def register(app: typer.Typer) -> None:
                     result = attribute_text(index, text, question=question, doc_ids=doc_ids,
                                             rerank=config.rerank if wants_rerank is None else wants_rerank,
                                             llm=llm, settings=config)
-                except (UnknownDocuments, ValueError) as exc:
+                except UnknownDocuments as exc:
                     fail(str(exc))
-            from gaceta.api.routes.attribute import AttributionResponse
+            from gaceta.api.schemas import AttributionResponse
 
             result = AttributionResponse.of(result, config.max_hit_chars)
         if as_json:

@@ -8,6 +8,7 @@ doctor, start the server again) rather than repairing under a live server."""
 from __future__ import annotations
 
 import typer
+from rich.markup import escape
 
 from gaceta.cli.common import console, err_console, fail, print_json, settings
 
@@ -58,9 +59,9 @@ def _print(report, repaired: bool) -> None:
         return
     for problem in report.problems:
         mark = "[green]repaired[/]" if problem.repaired else "[bold red]problem[/]"
-        err_console.print(f"{mark} {problem.kind} {problem.subject}: {problem.detail}")
+        err_console.print(f"{mark} {problem.kind} {escape(problem.subject)}: {escape(problem.detail)}")
         if problem.repair:
-            err_console.print(f"    → {problem.repair}")
+            err_console.print(f"    → {escape(problem.repair)}")
     left = len(report.unrepaired)
     if left:
         hint = "" if repaired else "; run `gaceta doctor --repair`"

@@ -327,8 +327,12 @@ class ToolsAnswerer:
                 continue
             if response.status_code == 200:
                 return response
-            text = response.read().decode(errors="replace")[:200]
-            response.close()
+            try:
+                text = response.read().decode(errors="replace")[:200]
+            except httpx.HTTPError as exc:  # the error body itself timed out or broke off
+                text = f"(body unreadable: {type(exc).__name__})"
+            finally:
+                response.close()
             if response.status_code not in RETRY_STATUSES:
                 raise AnswerError(f"tools endpoint {self.url} answered HTTP {response.status_code}: {text}")
             last = f"HTTP {response.status_code}: {text}"

@@ -74,6 +74,23 @@ _QUOTE_SUPPORT = {QuoteStatus.exact: Support.supported, QuoteStatus.altered: Sup
                   QuoteStatus.misattributed: Support.unsupported, QuoteStatus.not_found: Support.unsupported}
 
 
+class AttributionInputError(ValueError):
+    """The text or the document ids given to `attribute` cannot be checked: the message says why."""
+
+
+def checked_input(text: str, doc_ids: Sequence[str] | None) -> list[str]:
+    """The one check of what `attribute` takes (the CLI asks it before sending a text to the server): a text that is
+    not blank and at most MAX_TEXT_CHARS long, at most MAX_DOC_IDS document ids; returns the ids, deduplicated."""
+    if not text.strip():
+        raise AttributionInputError("the text is empty")
+    if len(text) > MAX_TEXT_CHARS:
+        raise AttributionInputError(f"the text is {len(text):,} characters; at most {MAX_TEXT_CHARS:,} (split it)")
+    ids = list(dict.fromkeys(d.strip() for d in doc_ids or [] if d.strip()))
+    if len(ids) > MAX_DOC_IDS:
+        raise AttributionInputError(f"at most {MAX_DOC_IDS} document ids")
+    return ids
+
+
 class UnknownDocuments(LookupError):
     """Document ids the index does not hold."""
 
@@ -348,13 +365,7 @@ def attribute(index, text: str, question: str | None = None, doc_ids: Sequence[s
     when given, `question`. `llm`: re-judge the sentences without quotes with the configured chat model
     (`retrieval.attribution.llm_pass`); when it is not configured or fails, the offline verdicts stand and
     `fallback_reason` says why."""
-    if not text.strip():
-        raise ValueError("the text is empty")
-    if len(text) > MAX_TEXT_CHARS:
-        raise ValueError(f"the text is {len(text):,} characters; at most {MAX_TEXT_CHARS:,}")
-    doc_ids = list(dict.fromkeys(d.strip() for d in doc_ids or [] if d.strip()))
-    if len(doc_ids) > MAX_DOC_IDS:
-        raise ValueError(f"at most {MAX_DOC_IDS} document ids")
+    doc_ids = checked_input(text, doc_ids)
     unknown = [d for d in doc_ids if not index.has_document(d)]
     if unknown:
         raise UnknownDocuments(unknown)

@@ -80,7 +80,8 @@ class LLMJudge:
             if not isinstance(i, int) or not 1 <= i <= len(claims) or label is None:
                 continue
             order = shown[i - 1]
-            evidence = [order[j - 1] for j in verdict.get("evidence") or []
+            cited = verdict.get("evidence")
+            evidence = [order[j - 1] for j in (cited if isinstance(cited, list) else [])
                         if isinstance(j, int) and 1 <= j <= len(order)]
             if label is not Support.unsupported and not evidence:
                 continue  # a verdict that backs a claim must say with what

@@ -230,3 +230,20 @@ class ServeProcess:
     def cli(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
         """A gaceta command run by a user beside the server (same data dir, its own process)."""
         return subprocess.run([*CLI, *args], env=self.env, capture_output=True, text=True, timeout=timeout)
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium under Playwright, for the web page's tests."""
+    from playwright.sync_api import sync_playwright
+
+    assert CHROMIUM.exists(), "Debian chromium is missing: `make system-deps` installs it"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()

@@ -13,7 +13,6 @@ from playwright.sync_api import expect
 
 from ingest.sentences import split_sentences
 from tests.api.conftest import CLI, REGLAMENTO, ServeProcess
-from tests.api.test_browser import browser  # noqa: F401  (the chromium fixture)
 from tests.index_fixtures import build_index
 
 NOWHERE = "Las zarzamoras del sindicato se reparten cada trimestre entre los inspectores del trabajo jubilados"

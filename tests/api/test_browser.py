@@ -5,26 +5,12 @@ whose text is HTML/JS shows up as text, with no script run."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
 from tests.api.conftest import XSS_IMG, XSS_SCRIPT
-
-CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    assert CHROMIUM.exists(), "Debian chromium is missing: `make system-deps` installs it"
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ from pydantic import BaseModel, ValidationError
 
 from gaceta.api.deps import get_index, get_renderer
 from gaceta.api.pages import PageRenderer, SourceUnavailable, page_in_document
-from gaceta.api.schemas import (MAX_TITLE_CHARS, ChunkResponse, DocumentResponse, FiltersIn, HitDocument, IsoDate, Name,
-                                bounded_chunk, clip, errors)
+from gaceta.api.schemas import (ChunkResponse, DocumentResponse, FiltersIn, HitDocument, IsoDate, Name, bounded_chunk,
+                                errors)
 from ingest.models import LegalDocument
 from retrieval.documents import MAX_DOCUMENTS_PAGE, DocumentPage
 from retrieval.models import SearchFilters
@@ -58,9 +58,7 @@ def list_documents(
     except ValidationError as exc:
         raise RequestValidationError([{**e, "loc": ("query", *e["loc"])} for e in exc.errors()]) from None
     filters = SearchFilters.model_validate(given.model_dump())
-    page = index.documents(filters, offset=offset, limit=limit)
-    bounded = [d.model_copy(update={"issuing_body": clip(d.issuing_body, MAX_TITLE_CHARS)}) for d in page.documents]
-    return page.model_copy(update={"documents": bounded})
+    return index.documents(filters, offset=offset, limit=limit)  # names already bounded (DocumentSummary.of)
 
 
 @router.delete("/documents/{doc_id}", response_model=Deleted,
