@@ -49,7 +49,7 @@ _VOWELS = set("aeiouyáéíóúàèìòùâêîôûäëïöüý")
 _CONSONANT_RUN = re.compile(r"[^aeiouyáéíóúàèìòùâêîôûäëïöüý]{5,}", re.I)
 _REPEAT = re.compile(r"(.)\1\1")
 _EDGE_PUNCT = "\"'“”‘’«»()[]{}¿?¡!.,;:…*"
-_MARKS = frozenset("- – — § & % … / • · ¶ = + × |".split()) - {"|"}  # plain punctuation tokens: neutral
+_MARKS = frozenset("- – — § & % … / • · ¶ = + ×".split())  # plain punctuation tokens: neutral
 _SINGLE_WORDS = frozenset("a y o e u i".split())  # one-letter words of the two languages
 
 MIN_TOKENS = 12  # below this a text says too little for a verdict (a caption, a stamp): never junk by itself

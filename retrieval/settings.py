@@ -76,7 +76,7 @@ class Settings(BaseSettings):
     # OCR (issue 16)
     ocr_workers: int | None = Field(
         None, ge=1, description="Processes that OCR a file's scanned pages in parallel; unset = every core "
-        "(os.cpu_count()). The output is the same for any number.")
+        "this process may run on. The output is the same for any number.")
 
     # HTTP API
     api_key: str | None = Field(None, description="When set, every route but /healthz needs 'Authorization: Bearer …'.")

@@ -49,7 +49,6 @@ def test_born_digital_law_pages_are_never_junk() -> None:
     assert len(pages) > 400 and len({name for name, _, _ in pages}) == len(SAMPLE)
     strict = [(name, pno, tq.quality(text).score) for name, pno, text in pages if tq.is_junk(text, ocr_layer=True)]
     plain = [(name, pno) for name, pno, text in pages if tq.is_junk(text)]
-    print(f"false positives: {len(plain)}/{len(pages)} plain, {len(strict)}/{len(pages)} strict")
     assert not plain and not strict, strict
 
 
