@@ -29,10 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flows.models import FileOutcome, FileStatus, InputIssue, has_undecodable
+from ingest.pdf_open import NotRegularFile, kind_of, open_regular
 
 PDF_SUFFIX = ".pdf"
-_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"))
 
 
 @dataclass(frozen=True)
@@ -47,26 +46,10 @@ class Candidate:
 Found = Candidate | FileOutcome
 
 
-class NotRegularFile(OSError):
-    """The path is not a regular file (found on the open descriptor: it changed since it was listed)."""
-
-
-def kind_of(mode: int) -> str:
-    """What a non-regular file is, in words."""
-    for test, words in _KINDS:
-        if test(mode):
-            return words
-    return "not a regular file"
-
-
 def sha256_of_regular(path: Path) -> str:
-    """The sha256 of a regular file's bytes. Opened without blocking and checked on the descriptor, so a path swapped
-    for a FIFO or a device after it was listed is refused (`NotRegularFile`), never read."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    with os.fdopen(fd, "rb") as fh:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotRegularFile(f"{kind_of(mode)}, not a regular file")
+    """The sha256 of a regular file's bytes (`ingest.pdf_open.open_regular`: a path swapped for a FIFO or a device
+    after it was listed is refused, never read)."""
+    with open_regular(path) as fh:
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
 

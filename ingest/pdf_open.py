@@ -11,8 +11,11 @@ import logging
 import os
 import re
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import pymupdf
 
@@ -47,31 +50,41 @@ def _source(path: Path, data: bytes) -> SourceFile:
     return SourceFile(path=str(path), sha256=hashlib.sha256(data).hexdigest(), bytes=len(data))
 
 
-def _kind(mode: int) -> str:
-    for test, words in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
-                        (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-                        (stat.S_ISBLK, "a block device")):
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def kind_of(mode: int) -> str:
+    """What a file that is not regular is, in words (from its `st_mode`)."""
+    for test, words in _KINDS:
         if test(mode):
             return words
     return "not a regular file"
 
 
-class _NotRegular(OSError):
-    pass
+class NotRegularFile(OSError):
+    """The path is not a regular file: a FIFO would block forever, `/dev/zero` never ends, a folder has no bytes."""
 
 
-def read_regular(path: Path) -> bytes:
-    """A regular file's bytes. Anything else (a FIFO would block forever, `/dev/zero` never ends, a folder) is refused
-    from its `stat`, before it is opened, and again on the open descriptor (opened without blocking) in case the path
-    changed in between."""
-    mode = os.stat(path).st_mode
-    if not stat.S_ISREG(mode):
-        raise _NotRegular(f"{_kind(mode)}, not a regular file")
+@contextmanager
+def open_regular(path: str | Path) -> Iterator[BinaryIO]:
+    """A regular file opened for reading. Opened without blocking and checked on the descriptor, so a path swapped for
+    a FIFO or a device after it was listed is refused (`NotRegularFile`), never read."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     with os.fdopen(fd, "rb") as fh:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise _NotRegular(f"{_kind(mode)}, not a regular file")
+            raise NotRegularFile(f"{kind_of(mode)}, not a regular file")
+        yield fh
+
+
+def read_regular(path: Path) -> bytes:
+    """A regular file's bytes; anything else is refused from its `stat` before it is opened (`open_regular` checks
+    again on the descriptor)."""
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        raise NotRegularFile(f"{kind_of(mode)}, not a regular file")
+    with open_regular(path) as fh:
         return fh.read()
 
 
@@ -80,7 +93,7 @@ def open_pdf(path: str | Path) -> OpenedPdf:
     path = Path(path)
     try:
         data = read_regular(path)
-    except _NotRegular as exc:
+    except NotRegularFile as exc:
         src = SourceFile(path=str(path), sha256="", bytes=0)
         return OpenedPdf(src, status=ParseStatus.unreadable, message=f"cannot read file: {exc}")
     except OSError as exc:
