@@ -22,8 +22,8 @@ import anthropic
 
 from retrieval.answers.base import AnswerError, Draft, DraftEvent, claim, orphan_claim
 from retrieval.answers.models import Citation, CitationEvent, TextEvent, TextSegment, Usage
-from retrieval.answers.tags import document_title, trimmed_for
-from retrieval.answers.trim import Trimmed, counted
+from retrieval.answers.tags import document_title
+from retrieval.answers.trim import Trimmed, counted, trimmed_for
 from retrieval.models import SearchHit
 from retrieval.settings import Settings
 
@@ -75,7 +75,7 @@ def map_citation(raw, hits: list[SearchHit], trimmed: Trimmed | None = None) -> 
     return claim(hit, cited, hit.chunk.start + first, hit.chunk.start + last)
 
 
-def _usage(raw) -> Usage:
+def usage_of(raw) -> Usage:
     if raw is None:
         return Usage()
     return Usage(
@@ -86,7 +86,7 @@ def _usage(raw) -> Usage:
     )
 
 
-def _describe(exc: Exception) -> str:
+def describe_error(exc: Exception) -> str:
     if isinstance(exc, anthropic.APIStatusError):
         body = exc.body if isinstance(exc.body, dict) else {}
         err = body.get("error", body) if isinstance(body, dict) else {}
@@ -127,13 +127,14 @@ class ClaudeAnswerer:
         try:
             message = self.client.messages.create(**self._params(question, hits, trimmed))
         except anthropic.APIError as exc:
-            raise AnswerError(f"Anthropic API failed after {self.max_retries + 1} attempts: {_describe(exc)}") from exc
+            raise AnswerError(f"Anthropic API failed after {self.max_retries + 1} attempts: "
+                              f"{describe_error(exc)}") from exc
         content = [
             TextSegment(text=block.text, citations=[map_citation(c, hits, trimmed) for c in (block.citations or [])])
             for block in message.content
             if block.type == "text"
         ]
-        return counted(Draft(content=content, model=message.model, usage=_usage(message.usage)), trimmed)
+        return counted(Draft(content=content, model=message.model, usage=usage_of(message.usage)), trimmed)
 
     def stream(self, question: str, hits: list[SearchHit]) -> Iterator[DraftEvent]:
         trimmed = trimmed_for(question, hits, self.trim)
@@ -144,18 +145,11 @@ class ClaudeAnswerer:
                 for event in self.client.messages.create(**params, stream=True):
                     yield from state.handle(event)
             except anthropic.APIError as exc:
-                # HTTP-level failures were already retried by the SDK; an SSE `error` event (HTTP 200) was not.
-                retryable = (
-                    isinstance(exc, anthropic.APIStatusError)
-                    and exc.response.status_code == 200
-                    and _error_type(exc) in RETRYABLE_ERRORS
-                )
-                if state.emitted:
-                    raise AnswerError(f"Anthropic stream broke after partial output: {_describe(exc)}") from exc
-                if retryable and attempt < self.max_retries:
-                    time.sleep(self.backoff_s * 2**attempt)
-                    continue
-                raise AnswerError(f"Anthropic API failed after {attempt + 1} attempt(s): {_describe(exc)}") from exc
+                failure = stream_failure(exc, attempt, self.max_retries, state.emitted)
+                if failure is not None:
+                    raise failure from exc
+                time.sleep(self.backoff_s * 2**attempt)
+                continue
             yield counted(Draft(model=state.model or self.model, usage=state.usage), trimmed)
             return
 
@@ -166,6 +160,19 @@ def _error_type(exc: anthropic.APIStatusError) -> str | None:
     if isinstance(err, dict):
         return err.get("type")
     return None
+
+
+def stream_failure(exc: anthropic.APIError, attempt: int, max_retries: int, emitted: bool) -> AnswerError | None:
+    """What a failed attempt at an Anthropic stream means: None to retry it (an SSE `error` event — HTTP 200 — of a
+    retryable kind, before any output, with attempts left: HTTP-level failures were already retried by the SDK), else
+    the AnswerError to raise."""
+    if emitted:
+        return AnswerError(f"Anthropic stream broke after partial output: {describe_error(exc)}")
+    retryable = (isinstance(exc, anthropic.APIStatusError) and exc.response.status_code == 200
+                 and _error_type(exc) in RETRYABLE_ERRORS)
+    if retryable and attempt < max_retries:
+        return None
+    return AnswerError(f"Anthropic API failed after {attempt + 1} attempt(s): {describe_error(exc)}")
 
 
 class _StreamState:
@@ -186,7 +193,7 @@ class _StreamState:
         kind = event.type
         if kind == "message_start":
             self.model = event.message.model
-            self.usage = _usage(event.message.usage)
+            self.usage = usage_of(event.message.usage)
         elif kind == "content_block_start" and event.content_block.type == "text":
             seg = self._segment(event.index)
             if event.content_block.text:

@@ -74,6 +74,7 @@ def compute_coverage(content: list[TextSegment], question: str | None = None, em
     sources = list(dict.fromkeys(_quoted(c) for seg in content for c in seg.citations if c.verified))
     judgements = [judge_support(sentence, quotes, embedder) for sentence, quotes, _ in claims]
     relevance = judge_relevance(question, sources, embedder) if question is not None and claims else None
+    method = "offline"
     if judge is not None and claims:
         try:
             verdicts = judge.judge([(sentence, quotes) for sentence, quotes, _ in claims], question, sources)
@@ -82,6 +83,7 @@ def compute_coverage(content: list[TextSegment], question: str | None = None, em
             log.warning("support judged offline: the LLM judge failed (%s)", exc)
             judgements = [j.model_copy(update={"method": method}) for j in judgements]
         else:
+            method = "llm"
             judgements = [llm.model_copy(update={"evidence": off.evidence, "missing": off.missing})
                           for llm, off in zip(verdicts.support, judgements)]
             relevance = verdicts.relevance or relevance
@@ -102,11 +104,18 @@ def compute_coverage(content: list[TextSegment], question: str | None = None, em
     ratio = cited / total if total else 1.0
     backed_ratio = (supported + len(partial)) / total if total else 1.0
     relevant = relevance.relevant if relevance is not None else True
-    reasons = [reason for reason, failed in (
-        ("uncited", ratio < FLAG_BELOW), ("unsupported", backed_ratio < FLAG_BELOW), ("not_relevant", not relevant),
-    ) if failed]
+    reasons = flag_reasons(ratio, backed_ratio, relevant)
     return Coverage(
         ratio=round(ratio, 4), sentences=total, cited=cited, uncited=uncited, flagged=bool(reasons),
         supported=supported, partial=partial, unsupported=unsupported, relevant=relevant,
-        relevance=round(relevance.score, 4) if relevance is not None else 1.0, flag_reasons=reasons,
+        relevance=round(relevance.score, 4) if relevance is not None else 1.0, flag_reasons=reasons, judge=method,
     )
+
+
+def flag_reasons(cited_ratio: float, backed_ratio: float, relevant: bool) -> list[str]:
+    """The one flag rule, for answers and attributions: under FLAG_BELOW of the sentences cite a verified span
+    ("uncited") or are backed, wholly or in part, by what they cite ("unsupported"); the sources do not address the
+    question ("not_relevant")."""
+    failures = (("uncited", cited_ratio < FLAG_BELOW), ("unsupported", backed_ratio < FLAG_BELOW),
+                ("not_relevant", not relevant))
+    return [reason for reason, failed in failures if failed]

@@ -54,6 +54,7 @@ class Coverage(BaseModel):
     relevant: bool = True  # the cited sources address the question
     relevance: float = 1.0  # 0–1, the relevance judgement's score
     flag_reasons: list[str] = []  # "uncited" (cited < half), "unsupported" (backed < half), "not_relevant"
+    judge: str = "offline"  # who judged support and relevance: offline | llm | "offline (the LLM judge failed: …)"
 
 
 class Usage(BaseModel):

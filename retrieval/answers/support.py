@@ -285,12 +285,10 @@ class LLMJudge:
     """Judges an answer's cited sentences, and its relevance, through an OpenAI-compatible chat endpoint."""
 
     def __init__(self, settings, backoff_s: float | None = None):
-        from retrieval.answers.tags import BACKOFF_S
+        from retrieval.answers.openai_chat import BACKOFF_S, openai_endpoint
 
-        base = settings.openai_base_url
-        self.url = base.rstrip("/") + "/chat/completions" if base else None
+        self.url, self.headers = openai_endpoint(settings) if settings.openai_base_url else (None, {})
         self.model = settings.openai_model
-        self.headers = {"Authorization": f"Bearer {settings.openai_api_key}"} if settings.openai_api_key else {}
         self.backoff_s = BACKOFF_S if backoff_s is None else backoff_s
 
     def judge(self, claims: list[tuple[str, list[str]]], question: str | None = None,
@@ -298,7 +296,7 @@ class LLMJudge:
         """Verdicts for `claims` (each a sentence and the quotes it cites) and, when `question` is given, whether
         `sources` address it. Raises JudgeError on any failure: the call, or a reply off the asked-for shape."""
         from retrieval.answers.base import AnswerError
-        from retrieval.answers.tags import chat_completion
+        from retrieval.answers.openai_chat import chat_completion
 
         if self.url is None:
             raise JudgeError("GACETA_JUDGE=llm needs GACETA_OPENAI_BASE_URL")

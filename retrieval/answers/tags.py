@@ -14,24 +14,17 @@ names the chunk's real sentences.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Iterator
-
-import httpx
 
 from retrieval.answers.base import AnswerError, Draft, DraftEvent, claim, orphan_claim, replay, sentences_of
 from retrieval.answers.models import Citation, TextSegment, Usage
+from retrieval.answers.openai_chat import BACKOFF_S, chat_completion, openai_endpoint
 from retrieval.answers.tag_parser import Parsed, Tag, parse_cite_tags
-from retrieval.answers.trim import Trimmed, counted, trim_context
+from retrieval.answers.trim import Trimmed, counted, trimmed_for
 from retrieval.models import SearchHit
 from retrieval.settings import Settings
 
 log = logging.getLogger(__name__)
-
-TIMEOUT_S = 120.0
-RETRIES = 2
-BACKOFF_S = 0.5
-RETRY_STATUSES = {408, 409, 429, 500, 502, 503, 504, 529}
 
 SYSTEM = """You answer questions about legal documents using ONLY the numbered chunks the user gives you.
 Rules:
@@ -87,25 +80,14 @@ def build_prompt(question: str, hits: list[SearchHit], trimmed: Trimmed | None =
     return "\n\n".join(blocks) + f"\n\nQuestion: {question}"
 
 
-def trimmed_for(question: str, hits: list[SearchHit], enabled: bool) -> Trimmed | None:
-    """The trimmed context when trimming is on (logging the prompt tokens it saves), else None."""
-    if not enabled:
-        return None
-    trimmed = trim_context(question, hits)
-    log.info("context trimmed from %d to %d tokens (chars/4): %d saved", trimmed.tokens_before,
-             trimmed.tokens_after, trimmed.tokens_saved)
-    return trimmed
-
-
 class TagsAnswerer:
     name = "tags"
 
     def __init__(self, settings: Settings, backoff_s: float = BACKOFF_S):
         if not settings.openai_base_url:
             raise AnswerError("the 'tags' answerer needs an endpoint: set GACETA_OPENAI_BASE_URL (e.g. http://localhost:8080/v1)")
-        self.url = settings.openai_base_url.rstrip("/") + "/chat/completions"
+        self.url, self.headers = openai_endpoint(settings)
         self.model = settings.openai_model
-        self.headers = {"Authorization": f"Bearer {settings.openai_api_key}"} if settings.openai_api_key else {}
         self.backoff_s = backoff_s
         self.trim = settings.trim
 
@@ -134,29 +116,6 @@ class TagsAnswerer:
             "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
         }
         return chat_completion(self.url, body, self.headers, self.backoff_s, "tags")
-
-
-def chat_completion(url: str, body: dict, headers: dict, backoff_s: float, who: str) -> dict:
-    """POST `body` to an OpenAI-compatible chat endpoint; retries transport errors and RETRY_STATUSES."""
-    last = ""
-    for attempt in range(RETRIES + 1):
-        if attempt:
-            time.sleep(backoff_s * 2 ** (attempt - 1))
-        try:
-            resp = httpx.post(url, json=body, headers=headers, timeout=TIMEOUT_S)
-        except httpx.HTTPError as exc:
-            last = f"{type(exc).__name__}: {exc}"
-            continue
-        if resp.status_code in RETRY_STATUSES:
-            last = f"HTTP {resp.status_code}: {resp.text[:200]}"
-            continue
-        if resp.status_code != 200:
-            raise AnswerError(f"{who} endpoint {url} answered HTTP {resp.status_code}: {resp.text[:200]}")
-        try:
-            return resp.json()
-        except ValueError as exc:
-            raise AnswerError(f"{who} endpoint {url} returned invalid JSON") from exc
-    raise AnswerError(f"{who} endpoint {url} failed after {RETRIES + 1} attempts ({last})")
 
 
 def segments_from_tags(parsed: Parsed, hits: list[SearchHit]) -> list[TextSegment]:

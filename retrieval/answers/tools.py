@@ -3,7 +3,7 @@ the numbered sources that support it and a verbatim quote from each.
 
 Two transports, chosen by GACETA_TOOLS_PROVIDER:
 - `openai`: any OpenAI-compatible `/v1/chat/completions` endpoint with function calling (`tools` + a `tool_choice`
-  naming the function), over httpx with the `tags` answerer's retries and timeout (`tags.chat_completion`);
+  naming the function), over httpx with the `tags` answerer's retries and timeout (`openai_chat.chat_completion`);
 - `anthropic`: Claude tool use (`tools` + `tool_choice: {"type": "tool"}`) through the `anthropic` SDK, with the
   `claude` answerer's retries and timeout — an alternative to its Citations API.
 Every quote becomes a claim on the source it names (base.claim, or base.orphan_claim for a number that was not in
@@ -32,10 +32,12 @@ import jiter
 from pydantic import BaseModel, ValidationError, field_validator
 
 from retrieval.answers.base import AnswerError, Draft, DraftEvent, claim, orphan_claim
-from retrieval.answers.claude import RETRYABLE_ERRORS, _describe, _error_type, _usage
+from retrieval.answers.claude import describe_error, stream_failure, usage_of
 from retrieval.answers.models import Citation, CitationEvent, TextEvent, TextSegment, Usage
-from retrieval.answers.tags import RETRIES, RETRY_STATUSES, TIMEOUT_S, chat_completion, document_title, trimmed_for
-from retrieval.answers.trim import Trimmed, counted
+from retrieval.answers.openai_chat import (BACKOFF_S, RETRIES, RETRY_STATUSES, TIMEOUT_S, chat_completion,
+                                          openai_endpoint)
+from retrieval.answers.tags import document_title
+from retrieval.answers.trim import Trimmed, counted, trimmed_for
 from retrieval.models import SearchHit
 from retrieval.settings import Settings
 
@@ -43,7 +45,6 @@ log = logging.getLogger(__name__)
 
 TOOL_NAME = "answer_with_citations"
 MAX_TOKENS = 2048
-BACKOFF_S = 0.5
 
 SYSTEM = f"""You answer questions about legal documents using ONLY the numbered sources the user gives you.
 Always answer by calling the tool `{TOOL_NAME}`, never in plain text.
@@ -241,8 +242,7 @@ class ToolsAnswerer:
                 raise AnswerError("the 'tools' answerer needs an endpoint: set GACETA_OPENAI_BASE_URL (e.g. "
                                   "http://localhost:8080/v1), or GACETA_TOOLS_PROVIDER=anthropic")
             self.model = settings.openai_model
-            self.url = settings.openai_base_url.rstrip("/") + "/chat/completions"
-            self.headers = {"Authorization": f"Bearer {settings.openai_api_key}"} if settings.openai_api_key else {}
+            self.url, self.headers = openai_endpoint(settings)
 
     # -- whole answers ---------------------------------------------------------------------------------------------
     def answer(self, question: str, hits: list[SearchHit]) -> Draft:
@@ -266,10 +266,11 @@ class ToolsAnswerer:
         try:
             message = self.client.messages.create(**self._anthropic_params(prompt))
         except anthropic.APIError as exc:
-            raise AnswerError(f"Anthropic API failed after {self.max_retries + 1} attempts: {_describe(exc)}") from exc
+            raise AnswerError(f"Anthropic API failed after {self.max_retries + 1} attempts: "
+                              f"{describe_error(exc)}") from exc
         calls = [b for b in message.content if b.type == "tool_use" and b.name == TOOL_NAME]
         answer = parse_arguments(calls[0].input if calls else None)
-        return draft_of(answer, hits, message.model, _usage(message.usage))
+        return draft_of(answer, hits, message.model, usage_of(message.usage))
 
     # -- streaming -------------------------------------------------------------------------------------------------
     def stream(self, question: str, hits: list[SearchHit]) -> Iterator[DraftEvent]:
@@ -346,7 +347,7 @@ class ToolsAnswerer:
             try:
                 for event in self.client.messages.create(**params, stream=True):
                     if event.type == "message_start":
-                        model, usage = event.message.model, _usage(event.message.usage)
+                        model, usage = event.message.model, usage_of(event.message.usage)
                     elif event.type == "content_block_start" and event.content_block.type == "tool_use":
                         if event.content_block.name == TOOL_NAME and tool_block is None:
                             tool_block = event.index
@@ -356,14 +357,11 @@ class ToolsAnswerer:
                     elif event.type == "message_delta" and event.usage is not None:
                         usage.output_tokens = event.usage.output_tokens
             except anthropic.APIError as exc:
-                retryable = (isinstance(exc, anthropic.APIStatusError) and exc.response.status_code == 200
-                             and _error_type(exc) in RETRYABLE_ERRORS)
-                if state.emitted:
-                    raise AnswerError(f"Anthropic stream broke after partial output: {_describe(exc)}") from exc
-                if retryable and attempt < self.max_retries:
-                    time.sleep(self.backoff_s * 2**attempt)
-                    continue
-                raise AnswerError(f"Anthropic API failed after {attempt + 1} attempt(s): {_describe(exc)}") from exc
+                failure = stream_failure(exc, attempt, self.max_retries, state.emitted)
+                if failure is not None:
+                    raise failure from exc
+                time.sleep(self.backoff_s * 2**attempt)
+                continue
             answer = state.result(tool_block is not None)
             yield from state.finish(answer)
             yield Draft(model=model, usage=usage, found=answer.found)

@@ -21,6 +21,7 @@ Tokens are counted without a tokenizer, as characters / 4 (the same measure for 
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections import Counter
@@ -32,6 +33,8 @@ from retrieval.answers.base import Draft, DraftEvent, sentences_of
 from retrieval.answers.models import Usage
 from retrieval.models import SearchHit
 from retrieval.text_analysis import analyze, content_terms
+
+log = logging.getLogger(__name__)
 
 RELATIVE = 0.5  # a sentence scoring this share of the context's best sentence is kept
 CHARS_PER_TOKEN = 4
@@ -174,3 +177,13 @@ def _trimmed(hit: SearchHit, kept: list[int]) -> TrimmedSource:
         parts.append(GAP.rstrip("\n"))
     return TrimmedSource(chunk_id=chunk.chunk_id, text="".join(parts), kept=kept, total=len(spans), pieces=pieces,
                          whole=False)
+
+
+def trimmed_for(question: str, hits: list[SearchHit], enabled: bool) -> Trimmed | None:
+    """The trimmed context when trimming is on (logging the prompt tokens it saves), else None."""
+    if not enabled:
+        return None
+    trimmed = trim_context(question, hits)
+    log.info("context trimmed from %d to %d tokens (chars/4): %d saved", trimmed.tokens_before,
+             trimmed.tokens_after, trimmed.tokens_saved)
+    return trimmed

@@ -45,7 +45,7 @@ from retrieval import labels
 from retrieval.answers.base import AnswerError
 from retrieval.answers.base import claim as claim_citation
 from retrieval.answers.base import sentences_of
-from retrieval.answers.coverage import FLAG_BELOW, MIN_WORDS
+from retrieval.answers.coverage import MIN_WORDS, flag_reasons
 from retrieval.answers.models import Citation, Coverage, TextSegment
 from retrieval.answers.support import Support, SupportJudgement, judge_relevance, judge_support
 from retrieval.answers.verify import Verifier
@@ -516,7 +516,8 @@ def attribute(index, text: str, question: str | None = None, doc_ids: Sequence[s
 
 def _coverage(sentences: list[SentenceAttribution], question: str, embedder) -> Coverage:
     """The answer's coverage from this attribution's own verdicts (the same fields and flag rule as an answer's):
-    cited = sentences that carry citations (supported or partly), uncited = the rest."""
+    cited = sentences that carry citations (supported or partly), uncited = the rest, unsupported = the sentences
+    judged unsupported (which carry no citation: they are uncited too)."""
     claims = [s for s in sentences if s.support is not None]
     total = len(claims)
     cited = [s for s in claims if s.citations]
@@ -528,12 +529,10 @@ def _coverage(sentences: list[SentenceAttribution], question: str, embedder) -> 
         judgement = judge_relevance(question, list(dict.fromkeys(
             f"{c.label}\n{c.cited_text}" for s in cited for c in s.citations)), embedder)
         relevant, relevance = judgement.relevant, judgement.score
-    reasons = [reason for reason, failed in (
-        ("uncited", ratio < FLAG_BELOW), ("unsupported", (supported + len(partial)) / (total or 1) < FLAG_BELOW),
-        ("not_relevant", not relevant)) if failed and total]
+    reasons = flag_reasons(ratio, (supported + len(partial)) / total, relevant) if total else []
     return Coverage(ratio=round(ratio, 4), sentences=total, cited=len(cited),
                     uncited=[s.text for s in claims if not s.citations], flagged=bool(reasons), supported=supported,
-                    partial=partial, unsupported=[s.text for s in cited if s.support is Support.unsupported],
+                    partial=partial, unsupported=[s.text for s in claims if s.support is Support.unsupported],
                     relevant=relevant, relevance=round(relevance, 4), flag_reasons=reasons)
 
 

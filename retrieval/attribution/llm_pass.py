@@ -18,7 +18,7 @@ from rapidfuzz import fuzz
 
 from retrieval.answers.base import AnswerError
 from retrieval.answers.support import Support, SupportJudgement
-from retrieval.answers.tags import BACKOFF_S, chat_completion
+from retrieval.answers.openai_chat import BACKOFF_S, chat_completion, openai_endpoint
 from retrieval.settings import Settings
 
 MAX_SPANS = 6  # spans shown to the model per claim
@@ -43,9 +43,8 @@ class LLMJudge:
     def __init__(self, settings: Settings, backoff_s: float = BACKOFF_S):
         if not settings.openai_base_url:
             raise AnswerError("the LLM pass needs an OpenAI-compatible endpoint: set GACETA_OPENAI_BASE_URL")
-        self.url = settings.openai_base_url.rstrip("/") + "/chat/completions"
+        self.url, self.headers = openai_endpoint(settings)
         self.model = settings.openai_model
-        self.headers = {"Authorization": f"Bearer {settings.openai_api_key}"} if settings.openai_api_key else {}
         self.backoff_s = backoff_s
 
     def judge(self, claims: list[tuple[str, list[str], SupportJudgement]]) -> list[SupportJudgement]:

@@ -63,6 +63,7 @@ def test_one_call_judges_every_cited_sentence_and_relevance(settings):
     assert cov.supported == 1 and cov.unsupported == [NOT_BACKED] and cov.relevant and cov.relevance == 1.0
     assert [seg.support.label for seg in segments] == [Support.supported, Support.unsupported]
     assert all(seg.support.method == "llm" for seg in segments)
+    assert cov.judge == "llm"
     assert segments[0].support.evidence == [0]  # the offline judgement's evidence is kept beside the LLM's label
 
 
@@ -87,7 +88,8 @@ def test_a_reply_off_the_asked_shape_leaves_the_offline_judgement(settings, capl
             segments = content()
             cov = compute_coverage(segments, QUESTION, judge=judge_for(settings, stub))
         assert len(stub.requests) == 1, reply
-        assert cov == offline, reply
+        assert cov.model_dump(exclude={"judge"}) == offline.model_dump(exclude={"judge"}), reply
+        assert cov.judge.startswith("offline (the LLM judge failed"), reply
         assert all(seg.support.method.startswith("offline (the LLM judge failed") for seg in segments), reply
     assert "the LLM judge failed" in caplog.text
 
@@ -102,7 +104,10 @@ def test_a_failing_endpoint_falls_back_to_the_offline_judgement(settings):
     assert len(stub.requests) == 3
     assert all(seg.support.method.startswith("offline (the LLM judge failed") for seg in segments)
     assert "HTTP 500" in segments[0].support.method
-    assert cov == compute_coverage(content(), QUESTION)
+    assert cov.judge.startswith("offline (the LLM judge failed") and "HTTP 500" in cov.judge
+    offline = compute_coverage(content(), QUESTION)
+    assert offline.judge == "offline"
+    assert cov.model_dump(exclude={"judge"}) == offline.model_dump(exclude={"judge"})
 
 
 def test_llm_without_an_endpoint_says_so(settings):
