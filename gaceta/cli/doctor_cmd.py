@@ -35,7 +35,7 @@ def doctor_command(
     if owner is not None:
         fail(f"the index is served by pid {owner.pid} at {owner.url}: `gaceta doctor` needs it to itself; stop the "
              f"server (kill -TERM {owner.pid}), run `gaceta doctor` again, then start the server", CANNOT_OPEN)
-    if not index_exists(config) and not (config.index_dir / config.collection).exists():
+    if not index_exists(config):
         fail(f"no index at {config.index_dir}: nothing to check", CANNOT_OPEN)
     try:
         report = run(config, repair)

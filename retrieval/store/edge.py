@@ -135,8 +135,11 @@ class EdgeStore(Store):
 
     @staticmethod
     def exists(index_dir: Path, collection: str) -> bool:
-        """Whether a gaceta index was created here (without opening it or taking its lock)."""
-        return (index_dir / collection / "meta.json").is_file()
+        """Whether a gaceta index was created here (without opening it or taking its lock): its meta.json, or a shard
+        that lost it (opening that names the damage, rather than "no index")."""
+        root = index_dir / collection
+        shard = root / "shard"
+        return (root / "meta.json").is_file() or (shard.is_dir() and any(shard.iterdir()))
 
     @staticmethod
     def set_aside(index_dir: Path, collection: str) -> Path | None:

@@ -97,6 +97,7 @@ DAMAGE = {
     "meta-junk": (lambda h: (h / "index" / "gaceta" / "meta.json").write_text("{junk"), ["meta.json is damaged"]),
     "meta-not-object": (lambda h: (h / "index" / "gaceta" / "meta.json").write_text("[1, 2]"),
                         ["meta.json is damaged", "not an object"]),
+    "meta-deleted": (lambda h: (h / "index" / "gaceta" / "meta.json").unlink(), ["holds a shard but no meta.json"]),
     "wal-junk": (lambda h: overwrite_head(sorted((shard(h) / "wal").glob("open-*"))[0]), ["write-ahead log"]),
     "wal-first-index": (lambda h: (shard(h) / "wal" / "first-index").write_text("junk"), ["write-ahead log"]),
     "segment-state": (lambda h: (segment(h) / "segment.json").write_text("junk"), ["segment", "is damaged"]),
