@@ -82,3 +82,18 @@ def rewritten_chunk(index: Index, chunk_id: str, suffix: str) -> Iterator[None]:
         yield
     finally:
         index.upsert(doc, chunks, index.embed(chunks))
+
+
+def home_with_inbox(root: Path, pdf_name: str, source_name: str) -> Path:
+    """`root/home` with the shared `pdf_name` indexed from `root/inbox/<source_name>`, so its original is kept and
+    the ledger names a source that still exists (closed: flushed and unlocked). Returns `root`."""
+    import shutil
+
+    from ingest.parse import parse_pdf
+
+    source = root / "inbox" / source_name
+    source.parent.mkdir(parents=True)
+    shutil.copy(pdf(pdf_name), source)
+    with Index.open(Settings(home=root / "home")) as index:
+        index.add_documents(parse_pdf(source).documents)
+    return root

@@ -126,6 +126,15 @@ def test_a_locked_schema_declares_the_401(locked):
     assert "401" not in schema["paths"]["/healthz"]["get"]["responses"]
 
 
+def test_the_document_record_reaches_its_response_whole_but_for_the_path():
+    """`GET /documents/{id}` re-declares the record's fields (bounded): a field added to the record must reach it."""
+    from gaceta.api.schemas import DocumentResponse
+    from ingest.models import LegalDocument
+
+    assert set(LegalDocument.model_fields) - set(DocumentResponse.model_fields) == {"source_path"}
+    assert "file_name" in DocumentResponse.model_fields
+
+
 def test_no_response_names_the_servers_file_system(client, api_home, reglamento_doc_id):
     """Hits, answers, documents, chunks, status: the document's file name at most, never where the server keeps it."""
     home = str(api_home.resolve())

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from gaceta.cli import app
 from retrieval.settings import Settings
-from tests.conftest import pdf
+from tests.index_fixtures import home_with_inbox
 
 REGLAMENTO = "mx_reglamento_arts_121_122_LFT.pdf"
 REPAIR = "gaceta doctor --repair"
@@ -30,16 +30,7 @@ REPAIR = "gaceta doctor --repair"
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
     """A home with the regulation indexed from inbox/reglamento.pdf (closed: flushed and unlocked)."""
-    from ingest.parse import parse_pdf
-    from retrieval.index import Index
-
-    root = tmp_path_factory.mktemp("damaged")
-    source = root / "inbox" / "reglamento.pdf"
-    source.parent.mkdir()
-    shutil.copy(pdf(REGLAMENTO), source)
-    with Index.open(Settings(home=root / "home")) as index:
-        index.add_documents(parse_pdf(source).documents)
-    return root
+    return home_with_inbox(tmp_path_factory.mktemp("damaged"), REGLAMENTO, "reglamento.pdf")
 
 
 @pytest.fixture

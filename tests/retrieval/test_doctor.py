@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from gaceta.cli import app
 from retrieval.models import SearchMode
 from retrieval.settings import Settings
-from tests.conftest import pdf
+from tests.index_fixtures import home_with_inbox
 
 REGLAMENTO = "mx_reglamento_arts_121_122_LFT.pdf"
 PHRASE = "objeciones a la declaración anual"  # words of the regulation's article 4
@@ -24,16 +24,8 @@ PHRASE = "objeciones a la declaración anual"  # words of the regulation's artic
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
-    from ingest.parse import parse_pdf
-    from retrieval.index import Index
-
-    root = tmp_path_factory.mktemp("doctor")
-    source = root / "inbox" / "reglamento.pdf"
-    source.parent.mkdir()
-    shutil.copy(pdf(REGLAMENTO), source)
-    with Index.open(Settings(home=root / "home")) as index:
-        index.add_documents(parse_pdf(source).documents)
-    return root
+    """A home with the regulation indexed from inbox/reglamento.pdf (closed: flushed and unlocked)."""
+    return home_with_inbox(tmp_path_factory.mktemp("doctor"), REGLAMENTO, "reglamento.pdf")
 
 
 @pytest.fixture
