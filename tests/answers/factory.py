@@ -1,4 +1,5 @@
-"""Hand-built search hits for unit tests: a document Markdown with chunks at real offsets and page breaks."""
+"""Hand-built search hits for unit tests (a document Markdown with chunks at real offsets and page breaks), and a
+streamed answer collected event by event."""
 
 from __future__ import annotations
 
@@ -38,3 +39,15 @@ def make_hits(bodies: list[str], title: str = "DECRETO de prueba", pages_per_chu
         offset = end + 2
         page = pages[-1] + 1
     return hits
+
+
+def streamed(backend, hits: list[SearchHit], question: str, embedder=None) -> tuple[list, object]:
+    """The pipeline's verified stream of `backend`'s answer: its events (in order) and the final Answer."""
+    from retrieval.answers.pipeline import _stream_answer
+
+    events, gen = [], _stream_answer(question, hits, backend, embedder, None)
+    while True:
+        try:
+            events.append(next(gen))
+        except StopIteration as stop:
+            return events, stop.value

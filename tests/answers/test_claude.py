@@ -8,6 +8,7 @@ from retrieval.answers import AnswerError, answer_hits
 from retrieval.answers.claude import ClaudeAnswerer
 from retrieval.answers.models import CitationEvent, TextEvent
 from retrieval.answers.pipeline import _stream_answer
+from tests.answers import factory
 from tests.answers.factory import make_hits
 from tests.stubs.anthropic_stub import AnthropicStub, char_citation
 
@@ -42,13 +43,7 @@ def two_claims(request):
 
 
 def streamed(backend, hits, question="¿Cuál es el plazo?"):
-    events = []
-    gen = _stream_answer(question, hits, backend, None, None)
-    while True:
-        try:
-            events.append(next(gen))
-        except StopIteration as stop:
-            return events, stop.value
+    return factory.streamed(backend, hits, question)
 
 
 def test_request_shape_documents_titles_context_and_citations(settings):

@@ -13,6 +13,7 @@ from retrieval.answers import AnswerError, answer_hits
 from retrieval.answers.models import CitationEvent, TextEvent
 from retrieval.answers.pipeline import _stream_answer
 from retrieval.answers.tools import SCHEMA, TOOL_NAME, ToolsAnswerer
+from tests.answers import factory
 from tests.answers.factory import make_hits
 from tests.stubs.anthropic_stub import AnthropicStub, tool_use
 from tests.stubs.openai_stub import OpenAIStub, ToolCall
@@ -52,12 +53,7 @@ def tools_settings(settings, provider: str, stub, **extra):
 
 
 def streamed(backend, hits, question=QUESTION, embedder=None):
-    events, gen = [], _stream_answer(question, hits, backend, embedder, None)
-    while True:
-        try:
-            events.append(next(gen))
-        except StopIteration as stop:
-            return events, stop.value
+    return factory.streamed(backend, hits, question, embedder)
 
 
 def cites(answer):
