@@ -97,8 +97,8 @@ def named_articles(question: str) -> set[str]:
     return {key for ref in parse_references(question) for key in ref.articles}
 
 
-def trim_context(question: str, hits: list[SearchHit], enabled: bool = True) -> Trimmed:
-    """Each hit's chunk reduced to the sentences that matter to `question` (all of them when `enabled` is False)."""
+def trim_context(question: str, hits: list[SearchHit]) -> Trimmed:
+    """Each hit's chunk reduced to the sentences that matter to `question`."""
     named = named_articles(question)
     spans = [sentences_of(hit.chunk) for hit in hits]
     texts = [[hit.chunk.sentence_text(s) for s in ss] for hit, ss in zip(hits, spans)]
@@ -111,7 +111,7 @@ def trim_context(question: str, hits: list[SearchHit], enabled: bool = True) -> 
     sources = []
     for hit, chunk_spans, chunk_texts, chunk_scores in zip(hits, spans, texts, scores):
         chunk = hit.chunk
-        if not enabled or hit.via == "reference" or (chunk.article is not None and chunk.article in named):
+        if hit.via == "reference" or (chunk.article is not None and chunk.article in named):
             keep = set(range(len(chunk_texts)))
         else:
             notes = {i for i, sp in enumerate(chunk_spans)

@@ -118,13 +118,6 @@ def test_quotes_from_trimmed_text_verify_against_the_full_chunk_at_document_offs
     assert not Verifier(hits).verify(claim(hit, across)).verified
 
 
-def test_trimming_off_sends_every_sentence():
-    hits = hits_of("27", "3")
-    trimmed = trim_context("¿Quién tiene derecho a la educación?", hits, enabled=False)
-    assert all(s.whole and s.text == h.chunk.text for h, s in zip(hits, trimmed.sources))
-    assert trimmed.tokens_saved == 0
-
-
 @pytest.mark.parametrize("question", ["", "¿?"])
 def test_a_question_without_content_terms_keeps_each_chunks_first_sentence(question):
     hits = hits_of("28")
