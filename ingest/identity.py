@@ -50,7 +50,9 @@ _MODIFIERS = re.compile(
     r"proyecto|extracto|aclaracion|nota|fe|de|del|la|las|el|los|al|a|y|e|por|que|se|su|sus|nuevo|nueva|"
     r"respuesta|respuestas|comentarios|actualizacion|adicion|reforma|reformas|version|texto|publica|integro|"
     r"convenio modificatorio|real)$")
-MAX_TITLE_CHARS = 300  # a title, short title or issuing body longer than this is cut at a word (the body keeps all)
+# A title, short title or issuing body longer than this is cut at a word (the body keeps all). DOF titles run to
+# ≈ 750 characters (the 2024-12-15 edition's LISTADOS); a first line of a megabyte is not a title.
+MAX_TITLE_CHARS = 1000
 UNTITLED = "Documento sin título"
 _DATE_US = re.compile(r"\bDate Filed:\s*(\d{1,2})/(\d{1,2})/(\d{4})")
 _REFORM = re.compile(r"\bse\s+(?:reforma|adiciona|deroga|expide|abroga)n?\b", re.I)

@@ -184,7 +184,7 @@ class AskRequest(_Filtered):
 # --- what a hit carries ---------------------------------------------------------------------------------------------
 class HitDocument(BaseModel):
     """A document as a hit names it: names, type, dates, pages; no text, no aliases, no file-system path. Titles and
-    labels are at most 300 characters ("…" marks a cut; `GET /documents/{doc_id}` has the same bounds)."""
+    labels are at most 1,000 characters (MAX_TITLE_CHARS) ("…" marks a cut; `GET /documents/{doc_id}` has the same bounds)."""
 
     doc_id: str
     title: str
