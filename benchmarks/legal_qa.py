@@ -511,12 +511,17 @@ def print_tables(result: dict) -> None:
     p(f"\nload average at start / end: {meta['load_start']} / {meta['load_end']}")
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def index_arguments(ap: argparse.ArgumentParser) -> None:
+    """The index and question set every mx_legal_qa benchmark takes (`ensure_index` builds the index)."""
     ap.add_argument("--home", type=Path, required=True, help="GACETA_HOME of the index (built here if empty)")
     ap.add_argument("--pdfs", type=Path, default=PDFS, help="folder `gaceta ingest` indexes")
     ap.add_argument("--qa", type=Path, default=QA, help="the mx_legal_qa folder")
     ap.add_argument("--reindex", action="store_true", help="run `gaceta ingest` even if the index has chunks")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    index_arguments(ap)
     ap.add_argument("--answerer", default=None, help="extractive | claude | tags | tools (default: settings)")
     ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                     help="environment variable set before Settings() is built (repeatable)")

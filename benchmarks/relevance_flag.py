@@ -29,7 +29,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.legal_qa import PDFS, QA, SHARED, ensure_index, log, norm, overlaps  # noqa: E402
+from benchmarks.legal_qa import SHARED, ensure_index, index_arguments, log, norm, overlaps  # noqa: E402
 
 XQUAD = SHARED / "eval" / "xquad_es"
 
@@ -90,9 +90,7 @@ def run_xquad(folder: Path, limit: int | None, k: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--home", type=Path, required=True, help="GACETA_HOME of the index of all shared PDFs")
-    ap.add_argument("--pdfs", type=Path, default=PDFS)
-    ap.add_argument("--qa", type=Path, default=QA)
+    index_arguments(ap)
     ap.add_argument("--xquad", type=Path, default=XQUAD)
     ap.add_argument("--xquad-limit", type=int, default=None, help="score the first N xquad_es questions (default all)")
     ap.add_argument("--k", type=int, default=8)
@@ -105,7 +103,7 @@ def main() -> None:
     result: dict = {"meta": {"k": args.k, "xquad_limit": args.xquad_limit, "load_start": round(os.getloadavg()[0], 2)}}
     t0 = time.process_time()
     if not args.skip_mx:
-        ensure_index(args.home.resolve(), args.pdfs, False, {})
+        ensure_index(args.home.resolve(), args.pdfs, args.reindex, {})
         result["mx_legal_qa"] = run_mx(args.home.resolve(), args.qa, args.k)
     if not args.skip_xquad:
         result["xquad_es"] = run_xquad(args.xquad, args.xquad_limit, args.k)

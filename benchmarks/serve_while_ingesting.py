@@ -34,7 +34,7 @@ import aiohttp
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from api_load import PDFS, QUERIES, _client, ensure_index  # noqa: E402
+from api_load import PDFS, _client, ensure_index  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-c", "from gaceta.cli import main; main()"]

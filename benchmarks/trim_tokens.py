@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from legal_qa import PDFS, QA, code_version, contains, ensure_index, log, norm  # noqa: E402
+from legal_qa import code_version, contains, ensure_index, index_arguments, log, norm  # noqa: E402
 
 
 def prompt_tokens(question: str, hits, trimmed) -> dict[str, int]:
@@ -111,10 +111,7 @@ def print_tables(result: dict) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--home", type=Path, required=True, help="GACETA_HOME of the index (built here if empty)")
-    ap.add_argument("--pdfs", type=Path, default=PDFS, help="folder `gaceta ingest` indexes")
-    ap.add_argument("--qa", type=Path, default=QA, help="the mx_legal_qa folder")
-    ap.add_argument("--reindex", action="store_true", help="run `gaceta ingest` even if the index has chunks")
+    index_arguments(ap)
     ap.add_argument("--k", type=int, default=8, help="sources an answer gets (ask's default k)")
     ap.add_argument("--json", action="store_true", help="print one JSON object (with per-question details)")
     args = ap.parse_args()
