@@ -116,11 +116,12 @@ def classify(ln: Line, ctx: Context) -> Classified | None:
     if not text or len(text) > 400 or ln.vertical:
         return None
     strong = ln.bold or ln.caps > 0.85 or ln.size >= ctx.body * 1.15
-    for kind, pattern in _PATTERNS:
-        if pattern.match(text) and (strong or _centred(ln, ctx)) and len(text) < 160:
-            if kind == PODER and not (ln.bold and ln.caps > 0.9):
-                continue
-            return Classified(kind, text)
+    if len(text) < 160 and (strong or _centred(ln, ctx)):  # a structural label stands out (most lines don't)
+        for kind, pattern in _PATTERNS:
+            if pattern.match(text):
+                if kind == PODER and not (ln.bold and ln.caps > 0.9):
+                    continue
+                return Classified(kind, text)
     m = _ARTICLE.match(text)
     if m and text[0].isupper() and _article_heading(ln, text, text[m.end():].strip()):
         return Classified(ARTICULO, m.group(0).strip(), text[m.end():].strip())

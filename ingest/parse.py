@@ -69,16 +69,18 @@ def _read_pages(doc: pymupdf.Document, src: SourceFile, ocr_workers: int | None)
     The pages to OCR are found first, then read together on `ocr_workers` processes."""
     pages = _Pages()
     lines_of: dict[int, list[Line]] = {}
+    texts: dict[int, str] = {}  # each page's text layer, measured once
     to_ocr: list[int] = []
     ocr_file = text_quality.ocr_producer(src.producer, src.creator)
     for index in range(doc.page_count):
         page, pno = doc[index], index + 1
         pages.heights[pno], pages.widths[pno] = page.rect.height, page.rect.width
         lines = lines_of[pno] = extract_lines(page, pno)
-        if lines and not text_quality.layer_is_junk(_text(lines), 1.0, True):
+        text = texts[pno] = _text(lines)
+        if lines and not text_quality.layer_is_junk(text, 1.0, True):
             continue  # good text even by the strictest measure: no need to look for a scan
         if ocr.looks_scanned(page) and (not lines or text_quality.layer_is_junk(
-                _text(lines), invisible_share(page), ocr_file)):
+                text, invisible_share(page), ocr_file)):
             to_ocr.append(pno)
     if to_ocr:
         _ocr(doc, src, to_ocr, lines_of, pages, ocr_workers)
@@ -87,7 +89,7 @@ def _read_pages(doc: pymupdf.Document, src: SourceFile, ocr_workers: int | None)
             if pno not in pages.scanned_no_ocr:
                 pages.blank += 1
             continue
-        if pno not in pages.ocr and is_garbled(_text(lines)):
+        if pno not in pages.ocr and is_garbled(texts[pno]):
             pages.garbled.append(pno)
             continue
         tables, in_cells = ([], set()) if pno in pages.ocr else page_tables(doc[pno - 1], pno, lines)

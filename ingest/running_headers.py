@@ -30,8 +30,10 @@ def normalise(text: str) -> str:
 
 
 def _key(text: str) -> str:
-    folded = unicodedata.normalize("NFKD", text.lower())
-    folded = "".join(c for c in folded if not unicodedata.combining(c))
+    folded = text.lower()
+    if not folded.isascii():  # accents folded away
+        folded = unicodedata.normalize("NFKD", folded)
+        folded = "".join(c for c in folded if not unicodedata.combining(c))
     return re.sub(r"\d+", "#", " ".join(folded.split()))
 
 

@@ -13,13 +13,16 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from itertools import islice
 
 import pymupdf
 
 from ingest.layout import Line
 
-# A filled or stroked rectangle (not a clip: "re W n") or a line segment, in the raw content stream.
-_RULING_OP = re.compile(rb"\d\s+(?:re\s+[^Wn\s]|l\s)")
+# A filled or stroked rectangle (not a clip: "re W n") or a line segment after its last coordinate, in the raw
+# content stream. The pattern starts on the operator's letter, rare in a stream of numbers, and looks back for the
+# coordinate: twice as fast over the shared PDFs' 53 MB of streams as starting on the digit, with the same pages found.
+_RULING_OP = re.compile(rb"[rl](?<=\d\s[rl])(?:e\s+[^Wn\s]|\s)")
 MIN_RULING_OPS = 8
 RULE_THICKNESS = 2.5  # a rectangle thinner than this is a rule
 SNAP = 2.0  # rule positions closer than this are one boundary
@@ -45,7 +48,8 @@ def has_ruling(page: pymupdf.Page) -> bool:
         stream = page.read_contents()
     except (RuntimeError, ValueError):
         return False
-    return len(_RULING_OP.findall(stream, 0, 4 << 20)) >= MIN_RULING_OPS
+    found = _RULING_OP.finditer(stream, 0, 4 << 20)
+    return sum(1 for _ in islice(found, MIN_RULING_OPS)) >= MIN_RULING_OPS
 
 
 def _rules(page: pymupdf.Page) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]]]:

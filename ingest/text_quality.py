@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -64,6 +65,10 @@ OCR_PRODUCER = re.compile(r"\bOCR|OmniPage|FineReader|ABBYY|Tesseract|ocrmypdf|P
                           r"ScanSoft|Nuance|Kofax|Capture\s+Perfect|PrimeOCR", re.I)
 
 
+# Text whose letters are all Latin: ASCII and the Latin-1 / Latin Extended-A and -B letters (× and ÷ are not letters).
+_LATIN_ONLY = re.compile(r"[\x00-\x7f\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f]*\Z")
+
+
 def _fold(word: str) -> str:
     text = unicodedata.normalize("NFKD", word.lower())
     return "".join(c for c in text if not unicodedata.combining(c))
@@ -71,6 +76,8 @@ def _fold(word: str) -> str:
 
 def _other_script(token: str) -> bool:
     """Mostly letters of a script that is not Latin (CJK, Cyrillic, Greek…): its word shapes are not ours to judge."""
+    if _LATIN_ONLY.match(token):  # the common case, without a Unicode name lookup per letter
+        return False
     letters = [c for c in token if c.isalpha()]
     return len(letters) >= 0.5 * len(token) and sum("LATIN" not in unicodedata.name(c, "") for c in letters) \
         > 0.5 * len(letters)
@@ -146,9 +153,7 @@ def quality(text: str) -> Quality:
     """Score `text`: the share of its tokens that are words, numbers or codes, where function words beyond
     FUNCTION_PER_CONTENT per content token count as junk (an OCR layer that kept only the short words). Plain
     punctuation tokens ("—", "§") are neutral."""
-    counts = {"word": 0, "function": 0, "number": 0, "junk": 0, "mark": 0}
-    for token in text.split():
-        counts[_classify(token)] += 1
+    counts = Counter(map(_classify, text.split()))
     content = counts["word"] + counts["number"]
     tokens = content + counts["function"] + counts["junk"]
     if not tokens:
