@@ -3,12 +3,17 @@
 Every vector returned is float32 and L2-normalised, so cosine and dot product agree. `max_tokens` is the budget
 the chunker must respect for header + context + body: the model's window minus its special tokens, so nothing
 is silently truncated.
+
+A question is embedded by the search, by the extractive answerer and by the relevance judgement of one `/ask`:
+the last `QUERY_CACHE` query vectors are kept, so it is encoded once.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -21,6 +26,7 @@ USE_V3_ID = "google/universal-sentence-encoder-multilingual/3"
 # USE-m v3 is a deep averaging network: it reads every token of any length, nothing is truncated. Long inputs
 # are averaged into mush, though, so chunks get the same budget MiniLM has (≈210 Spanish words of pieces).
 USE_V3_CHUNK_TOKENS = 256
+QUERY_CACHE = 1024  # recent query vectors kept (2 KB each at 512 dimensions)
 
 
 class EmbedderError(RuntimeError):
@@ -43,14 +49,40 @@ class Embedder(ABC):
         """(len(texts), dim) float32, rows L2-normalised."""
 
     @abstractmethod
+    def _encode_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """(len(texts), dim) float32, L2-normalised: the model's query encoding of non-empty `texts`, one batch."""
+
     def embed_query(self, text: str) -> np.ndarray:
         """(dim,) float32, L2-normalised."""
+        return self.embed_queries([text])[0]
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        """(len(texts), dim): each row exactly what `embed_query` gives; models override it with one batch."""
+        """(len(texts), dim): a fresh array; the recent queries' vectors come from the cache, the others are encoded
+        in one batch."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack([self.embed_query(text) for text in texts])
+        cache, lock = self._query_cache()
+        with lock:
+            known = {t: cache[t] for t in dict.fromkeys(texts) if t in cache}
+            for text in known:
+                cache.move_to_end(text)
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        if missing:
+            for text, vector in zip(missing, np.asarray(self._encode_queries(missing), dtype=np.float32)):
+                vector.setflags(write=False)
+                known[text] = vector
+            with lock:
+                for text in missing:
+                    cache[text] = known[text]
+                while len(cache) > QUERY_CACHE:
+                    cache.popitem(last=False)
+        return np.stack([known[t] for t in texts])
+
+    def _query_cache(self) -> tuple[OrderedDict[str, np.ndarray], threading.Lock]:
+        state = self.__dict__.get("_queries")
+        if state is None:
+            state = self.__dict__.setdefault("_queries", (OrderedDict(), threading.Lock()))
+        return state
 
     @abstractmethod
     def count_tokens(self, text: str) -> int:
@@ -102,12 +134,7 @@ class SentenceTransformerEmbedder(Embedder):
         )
         return _normalised(vectors)
 
-    def embed_query(self, text: str) -> np.ndarray:
-        return self.embed_queries([text])[0]
-
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
+    def _encode_queries(self, texts: Sequence[str]) -> np.ndarray:
         vectors = self.model.encode_query(
             list(texts), batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True
         )
@@ -135,10 +162,7 @@ class UseV3Embedder(Embedder):
             return np.zeros((0, self.dim), dtype=np.float32)
         return _normalised(self.model.encode(list(texts)))
 
-    def embed_query(self, text: str) -> np.ndarray:
-        return self.embed_queries([text])[0]
-
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+    def _encode_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self.embed_documents(texts)  # USE encodes queries and documents alike
 
     def count_tokens(self, text: str) -> int:

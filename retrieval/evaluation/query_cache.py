@@ -41,6 +41,9 @@ class QueryCache(Embedder):
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         return self.base.embed_documents(texts)
 
+    def _encode_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.base.embed_queries(texts)
+
     def embed_query(self, text: str) -> np.ndarray:
         cached = self.cache.get(text)
         return cached if cached is not None else self.base.embed_query(text)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from retrieval.embedders import MINILM_ID, USE_V3_ID, EmbedderError, SentenceTransformerEmbedder, load_embedder
+from retrieval.embedders import (
+    MINILM_ID, USE_V3_ID, EmbedderError, SentenceTransformerEmbedder, UseV3Embedder, load_embedder,
+)
 
 ARTICLE_27 = (
     "La propiedad de las tierras y aguas comprendidas dentro de los límites del territorio nacional, corresponde "
@@ -104,6 +106,41 @@ def test_real_dof_edition_chunks_fit_the_embedder_window(embedder):
 def test_embed_queries_matches_one_query_at_a_time(embedder):
     batch = embedder.embed_queries([QUERY, UNRELATED])
     assert batch.shape == (2, embedder.dim)
-    assert np.allclose(batch[0], embedder.embed_query(QUERY), atol=1e-5)
-    assert np.allclose(batch[1], embedder.embed_query(UNRELATED), atol=1e-5)
+    # the model's own encoding of each query alone (the cache would hand back the batch's rows)
+    assert np.allclose(batch[0], embedder._encode_queries([QUERY])[0], atol=1e-5)
+    assert np.allclose(batch[1], embedder._encode_queries([UNRELATED])[0], atol=1e-5)
     assert embedder.embed_queries([]).shape == (0, embedder.dim)
+
+
+def test_recent_queries_are_encoded_once_and_handed_out_as_copies(monkeypatch):
+    embedder = UseV3Embedder()  # its own instance: load_embedder's is shared, its cache already warm
+    encoded: list[str] = []
+    model_encode = embedder.model.encode
+    monkeypatch.setattr(embedder.model, "encode", lambda texts: encoded.extend(texts) or model_encode(texts))
+    monkeypatch.setattr("retrieval.embedders.QUERY_CACHE", 2)
+    first = embedder.embed_query(QUERY)
+    first *= 0  # a caller's in-place change stays its own
+    again = embedder.embed_queries([QUERY, UNRELATED, QUERY])
+    assert encoded == [QUERY, UNRELATED]
+    assert np.allclose(again[0], again[2]) and abs(np.linalg.norm(again[0]) - 1.0) < 1e-5
+    embedder.embed_query(ARTICLE_27)  # a third query pushes the oldest (QUERY) out
+    embedder.embed_query(QUERY)
+    assert encoded == [QUERY, UNRELATED, ARTICLE_27, QUERY]
+
+
+def test_one_ask_encodes_its_question_once(tmp_path):
+    from retrieval.answers.pipeline import ask
+    from retrieval.settings import Settings
+    from tests.index_fixtures import build_index
+
+    index = build_index(tmp_path, ["mx_reglamento_arts_121_122_LFT.pdf"])
+    try:
+        encoded: list[str] = []
+        model_encode = index.embedder.model.encode
+        index.embedder.model.encode = lambda texts: encoded.extend(texts) or model_encode(texts)
+        question = "¿Qué plazo tiene el patrón para presentar el aviso de riesgo de trabajo?"
+        answer = ask(index, question, k=8, settings=Settings(home=tmp_path))
+        assert answer.found and answer.coverage.judge  # the search, the extractive answer and its judgement ran
+        assert encoded.count(question) == 1
+    finally:
+        index.close()
