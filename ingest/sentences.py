@@ -12,8 +12,9 @@ and a missed split glues a heading or table row onto prose. The rules, in order:
 - Inside a paragraph a sentence ends at `.`, `?` or `!` (plus closing quotes/brackets/emphasis) followed by
   whitespace and a character that can open a sentence (capital, digit, `¿`, `¡`, opening quote or bracket), unless
   the period closes an abbreviation (`Art.`, `fracc.`, `Lic.`, `Núm.`, `No. 5`), an initial or dotted acronym
-  (`C.P.`, `S.A. de C.V.`), an ordinal (`1o.`), or the enumerator that opens the unit (`27.`, `IV.`). Ellipses
-  (`...`, `…`, dot leaders) never end a sentence.
+  (`C.P.`, `S.A. de C.V.`), a pair of doubled initials (the Spanish plural abbreviation: `EE. UU.`, `FF. AA.`), an
+  ordinal (`1o.`), or the enumerator that opens the unit (`27.`, `IV.`). Ellipses (`...`, `…`, dot leaders) never
+  end a sentence.
 
 Spans cover the non-whitespace text exactly: `text[s.start - offset : s.end - offset]` is the sentence, stripped,
 and every non-whitespace character belongs to exactly one sentence.
@@ -47,6 +48,9 @@ ENUMERATOR = re.compile(r"\d+(?:\.\d+)*|[IVXLCDM]+|[a-zA-Z]")
 ORDINAL = re.compile(r"\d+[oaº°]")
 INITIAL = re.compile(r"[^\W\d_]")
 DOTTED = re.compile(r"(?:[^\W\d_]{1,4}\.)+[^\W\d_]{1,4}")
+# A Spanish plural abbreviation doubles each initial and comes in pairs: "EE. UU.", "FF. AA.", "RR. HH." (a lone
+# "II." or "XX." is a Roman numeral that may end a sentence).
+DOUBLED_PAIR = re.compile(r"([^\W\d_])\1\.\s+([^\W\d_])\2\.")
 LEADING_PUNCT = "([\"'«“¿¡*_"
 
 # Abbreviations that never end a sentence (compared lower-case, without the final period).
@@ -147,6 +151,8 @@ def _is_boundary(text: str, m: re.Match[str], sent_start: int, nxt: int) -> bool
     if lower in ABBREVIATIONS or (lower in NUMBER_ABBREVIATIONS and following.isdigit()):
         return False
     if INITIAL.fullmatch(word) or DOTTED.fullmatch(word) or ORDINAL.fullmatch(word):
+        return False
+    if any(p.start() < m.start() < p.end() for p in DOUBLED_PAIR.finditer(text, max(0, m.start() - 16), nxt + 3)):
         return False
     at_unit_start = word_start == sent_start
     return not (at_unit_start and ENUMERATOR.fullmatch(word))

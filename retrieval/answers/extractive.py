@@ -7,6 +7,12 @@ How it reads the sources (already re-ranked: retrieval.rerank):
 - Otherwise every candidate sentence is scored by embedding similarity to the question plus a lexical score (share
   of the question's IDF-weighted content terms it holds), scaled by the legal role of its text (the text in force
   above transitory articles and appended reform decrees: `retrieval.rerank.ROLE_WEIGHTS`) and by the hit's rank.
+  A sentence is also read with the one before it, whose subject it often carries on ("Kenia ocupa un puesto bajo en
+  el Índice…" / "En 2012, la nación la colocó en el puesto número 139…"; Spanish drops the subject: "Es la tercera
+  megalópolis…"): its lexical score is the larger of its own and `CONTEXT_WEIGHT` × the two sentences' together,
+  so a sentence that already says it all gains nothing from its neighbour.
+- The best sentence is cited, and others scoring at least `KEEP_RATIO` of it; a sentence right before or after a
+  pick only needs `ADJACENT_RATIO` (the pick's own context, read as one passage).
 - A sentence that ends in ":" carries the enumeration it announces (fracciones I., II., incisos a), b)…) within
   `MAX_SPAN_CHARS`, as consecutive citations; an amendment note ("Párrafo reformado DOF …") is never quoted:
   it ends a run and is shown with the citation instead (`Citation.notes`).
@@ -37,8 +43,10 @@ NOT_FOUND = "No encontré en los documentos recuperados información que respond
 MAX_SENTENCES = 3
 MIN_WORDS = 4
 DENSE_WEIGHT = 0.4
-MIN_SCORE = 0.3  # combined score below which a sentence is noise
+MIN_SCORE = 0.2  # combined score below which a sentence is noise
 KEEP_RATIO = 0.8  # later picks must score at least this share of the best one
+ADJACENT_RATIO = 0.7  # … or this share when they stand right before or after a pick
+CONTEXT_WEIGHT = 0.7  # a sentence read with the one before it scores this share of what the two hold together
 DUPLICATE = 90  # rapidfuzz ratio above which two sentences are the same sentence
 RANK_DECAY = 0.03  # a sentence of the n-th source weighs 1 / (1 + RANK_DECAY·(n-1))
 MAX_SPAN_CHARS = 1500  # a sentence with the enumeration it announces, at most
@@ -55,6 +63,8 @@ class Candidate:
     rank: int  # position of the hit among the sources
     span: Sentence
     text: str
+    position: int = 0  # index of the sentence in its chunk
+    previous: Candidate | None = None  # the chunk's candidate sentence before this one
     score: float = 0.0
     runs: list[Sentence] = field(default_factory=list)  # the cited spans: the sentence (+ its enumeration)
 
@@ -97,13 +107,15 @@ class ExtractiveAnswerer:
         if not opening and best < MIN_SCORE:
             return []
         chosen: list[Candidate] = list(opening)
-        floor = best * KEEP_RATIO
         if opening:  # the named article leads; its own best sentence and other sources follow if they score
             article = [c for c in ranked if _same_provision(c, opening[0])]
-            floor = max(floor, article[0].score * KEEP_RATIO) if article else floor
+            best = max(best, article[0].score) if article else best
         for cand in ranked:
-            if len(chosen) >= self.max_sentences or cand.score < floor:
+            if len(chosen) >= self.max_sentences or cand.score < best * ADJACENT_RATIO:
                 break
+            ratio = ADJACENT_RATIO if any(_adjacent(c, cand) for c in chosen) else KEEP_RATIO
+            if cand.score < best * ratio:
+                continue
             if any(_covers(c, cand) or fuzz.ratio(cand.text, c.text) >= DUPLICATE for c in chosen):
                 continue
             chosen.append(cand)
@@ -129,8 +141,12 @@ class ExtractiveAnswerer:
         total = sum(weight.values())
         dense = self._similarities(question, [c.text for c in cands])
         flat_roles = asks_about_history(question)
+        terms_of = {id(c): terms for c, terms in zip(cands, cand_terms)}
         for cand, terms, sim in zip(cands, cand_terms, dense):
-            lexical = sum(weight[t] for t in q_terms & terms) / total if total else 0.0
+            own = q_terms & terms
+            window = own | (q_terms & terms_of[id(cand.previous)]) if cand.previous is not None else own
+            held = max(sum(weight[t] for t in own), CONTEXT_WEIGHT * sum(weight[t] for t in window))
+            lexical = held / total if total else 0.0
             score = (DENSE_WEIGHT * max(float(sim), 0.0) + (1 - DENSE_WEIGHT) * lexical) if lexical else 0.0
             role = 1.0 if flat_roles else ROLE_WEIGHTS.get(cand.hit.chunk.role, 1.0)
             cand.score = score * role / (1 + RANK_DECAY * cand.rank)
@@ -178,6 +194,11 @@ def _paragraph(cand: Candidate) -> int | None:
         if m.offset <= cand.span.start:
             mark = m
     return mark.paragraph if mark is not None else None
+
+
+def _adjacent(a: Candidate, b: Candidate) -> bool:
+    """Are `a` and `b` consecutive sentences of one chunk?"""
+    return a.hit.chunk.chunk_id == b.hit.chunk.chunk_id and abs(a.position - b.position) == 1
 
 
 def _covers(a: Candidate, b: Candidate) -> bool:
@@ -232,9 +253,10 @@ def _candidates(hit: SearchHit, rank: int, min_words: int = MIN_WORDS) -> list[C
     """The chunk's sentences long enough to state something (headings name a topic, they do not answer; amendment
     notes record history, they do not answer)."""
     chunk = hit.chunk
-    out = []
-    for span in sentences_of(chunk):
+    out: list[Candidate] = []
+    for position, span in enumerate(sentences_of(chunk)):
         text = chunk.sentence_text(span)
         if not text.startswith("#") and len(_TOKEN.findall(text)) >= min_words and not _is_note(hit, span):
-            out.append(Candidate(hit=hit, rank=rank, span=span, text=text))
+            out.append(Candidate(hit=hit, rank=rank, span=span, text=text, position=position,
+                                 previous=out[-1] if out else None))
     return out
