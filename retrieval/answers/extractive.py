@@ -139,15 +139,20 @@ class ExtractiveAnswerer:
         df = {t: sum(t in terms for terms in cand_terms) for t in q_terms}
         weight = {t: IDF_FLOOR + math.log(1 + len(cands) / (1 + df[t])) for t in q_terms}
         total = sum(weight.values())
-        dense = self._similarities(question, [c.text for c in cands])
-        flat_roles = asks_about_history(question)
         terms_of = {id(c): terms for c, terms in zip(cands, cand_terms)}
-        for cand, terms, sim in zip(cands, cand_terms, dense):
+        lexical: list[float] = []
+        for cand, terms in zip(cands, cand_terms):
             own = q_terms & terms
             window = own | (q_terms & terms_of[id(cand.previous)]) if cand.previous is not None else own
             held = max(sum(weight[t] for t in own), CONTEXT_WEIGHT * sum(weight[t] for t in window))
-            lexical = held / total if total else 0.0
-            score = (DENSE_WEIGHT * max(float(sim), 0.0) + (1 - DENSE_WEIGHT) * lexical) if lexical else 0.0
+            lexical.append(held / total if total else 0.0)
+        # a sentence sharing no term with the question scores 0 whatever its embedding: only the others are embedded
+        matching = [c for c, lex in zip(cands, lexical) if lex]
+        dense = dict(zip(map(id, matching), self._similarities(question, [c.text for c in matching]))) \
+            if matching else {}
+        flat_roles = asks_about_history(question)
+        for cand, lex in zip(cands, lexical):
+            score = (DENSE_WEIGHT * max(float(dense[id(cand)]), 0.0) + (1 - DENSE_WEIGHT) * lex) if lex else 0.0
             role = 1.0 if flat_roles else ROLE_WEIGHTS.get(cand.hit.chunk.role, 1.0)
             cand.score = score * role / (1 + RANK_DECAY * cand.rank)
 
