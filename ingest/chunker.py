@@ -34,6 +34,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from ingest.gc_pause import collector_paused
 from ingest.models import Chunk, Heading, HeadingKind, LegalDocument, PageBreak, Sentence
 from ingest.provisions import Provisions
 from ingest.references import article_key
@@ -81,7 +82,8 @@ def chunk_document(doc: LegalDocument, count_tokens: TokenCounter, max_tokens: i
     `count_tokens` must count the whole text (no truncation at the model's limit, or over-long text would look like
     it fits); special tokens it adds to every text ([CLS], [SEP]) are measured once on "" and counted once per chunk.
     """
-    return _Chunker(doc, count_tokens, max_tokens).run()
+    with collector_paused():
+        return _Chunker(doc, count_tokens, max_tokens).run()
 
 
 class _Chunker:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pymupdf
 
 from ingest import INGEST_VERSION, ocr, text_quality
+from ingest.gc_pause import collector_paused
 from ingest.headings import (ARTICLE_KINDS, BODY_KINDS, GENERIC_KINDS, TITLE, Context, body_size, classify,
                              continues_heading, levels_for, outline_by_page)
 from ingest.identity import Evidence, identify
@@ -56,7 +57,8 @@ def parse_pdf(path: str | Path, ocr_workers: int | None = None) -> ParseResult:
     if opened.doc is None:
         return ParseResult(**base)
     try:
-        return _parse(opened, ocr_workers)
+        with collector_paused():
+            return _parse(opened, ocr_workers)
     except (RuntimeError, ValueError) as exc:  # MuPDF errors on damaged content streams surface as RuntimeError
         base.update(status=ParseStatus.unreadable, message=f"MuPDF failed while reading pages: {exc}")
         return ParseResult(**base)

@@ -145,7 +145,7 @@ def _inspect(doc: pymupdf.Document, src: SourceFile, header_at: int) -> OpenedPd
 
 
 _BAD_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ue000-\uf8ff\ufffd]")
-_ALNUM = re.compile(r"[^\W_]")
+_NOT_ALNUM = re.compile(r"[\W_]")  # counted instead of the letters and digits: a short list on real text
 _SAMPLE = 4000
 
 
@@ -159,5 +159,5 @@ def is_garbled(text: str) -> bool:
     if len(sample) < 40:
         return False
     bad = len(_BAD_CHARS.findall(sample))
-    alnum = len(_ALNUM.findall(sample))
+    alnum = len(sample) - len(_NOT_ALNUM.findall(sample))
     return bad / len(sample) > 0.15 or alnum / len(sample) < 0.3
