@@ -9,8 +9,9 @@ How it reads the sources (already re-ranked: retrieval.rerank):
   above transitory articles and appended reform decrees: `retrieval.rerank.ROLE_WEIGHTS`) and by the hit's rank.
   A sentence is also read with the one before it, whose subject it often carries on ("Kenia ocupa un puesto bajo en
   el Índice…" / "En 2012, la nación la colocó en el puesto número 139…"; Spanish drops the subject: "Es la tercera
-  megalópolis…"): its lexical score is the larger of its own and `CONTEXT_WEIGHT` × the two sentences' together,
-  so a sentence that already says it all gains nothing from its neighbour.
+  megalópolis…"), and with the one after it, which often names what it states ("En 1850 se fundó…" / "Fue la
+  primera universidad…"): its lexical score is the largest of its own and `CONTEXT_WEIGHT` × either pair's, so a
+  sentence that already says it all gains nothing from its neighbours.
 - The best sentence is cited, and others scoring at least `KEEP_RATIO` of it; a sentence right before or after a
   pick only needs `ADJACENT_RATIO` (the pick's own context, read as one passage).
 - A sentence that ends in ":" carries the enumeration it announces (fracciones I., II., incisos a), b)…) within
@@ -140,11 +141,15 @@ class ExtractiveAnswerer:
         weight = {t: IDF_FLOOR + math.log(1 + len(cands) / (1 + df[t])) for t in q_terms}
         total = sum(weight.values())
         terms_of = {id(c): terms for c, terms in zip(cands, cand_terms)}
+        following = {id(c.previous): c for c in cands if c.previous is not None}
         lexical: list[float] = []
         for cand, terms in zip(cands, cand_terms):
             own = q_terms & terms
-            window = own | (q_terms & terms_of[id(cand.previous)]) if cand.previous is not None else own
-            held = max(sum(weight[t] for t in own), CONTEXT_WEIGHT * sum(weight[t] for t in window))
+            held = sum(weight[t] for t in own)
+            for neighbour in (cand.previous, following.get(id(cand))):
+                if neighbour is not None:
+                    pair = own | (q_terms & terms_of[id(neighbour)])
+                    held = max(held, CONTEXT_WEIGHT * sum(weight[t] for t in pair))
             lexical.append(held / total if total else 0.0)
         # a sentence sharing no term with the question scores 0 whatever its embedding: only the others are embedded
         matching = [c for c, lex in zip(cands, lexical) if lex]

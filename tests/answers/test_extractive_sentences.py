@@ -1,6 +1,7 @@
 """Which sentences the extractive answerer cites, on real XQuAD-es passages (each passage its own hit, the product's
-default embedder): a sentence is read with the one before it, a near-tie right beside the answer is cited with it, a
-short exact answer is not dismissed as noise, and a plural abbreviation ("EE. UU.") never cuts a sentence."""
+default embedder): a sentence is read with the one before and the one after it, a near-tie right beside the answer is
+cited with it, a short exact answer is not dismissed as noise, and a plural abbreviation ("EE. UU.") never cuts a
+sentence."""
 
 from __future__ import annotations
 
@@ -55,7 +56,30 @@ def test_the_sentence_after_the_one_that_names_the_subject_is_cited(xquad, answe
     cites, gold = cited(xquad, answerer, qid)
     assert holds(cites, gold)
     assert any(c.cited_text.startswith(answer_sentence) for c in cites)
-    assert len(cites) <= 2  # the answer and the sentence it follows, not the paragraph
+    assert consecutive(xquad, qid, cites)  # the answer with the sentences around it, not picks across the paragraph
+
+
+def test_the_sentence_before_the_one_that_echoes_the_question_is_cited(xquad, answerer):
+    # "¿Qué motivó a Lutero a escribir himnos?": "Determinados acontecimientos de la vida de Lutero … evocaban con
+    # frecuencia los himnos de Lutero." holds the answer; the next sentence ("Esta conducta comenzó cuando … lo cual
+    # motivó a …") holds the question's verb
+    cites, gold = cited(xquad, answerer, "56f8720eaef237190062608f")
+    assert holds(cites, gold)
+    assert cites[0].cited_text.startswith("Determinados acontecimientos de la vida de Lutero")
+    assert len(cites) <= 2 and consecutive(xquad, "56f8720eaef237190062608f", cites)
+
+
+def consecutive(xquad, qid, cites) -> bool:
+    """Are the cited sentences one run of consecutive sentences of the passage?"""
+    passage = xquad[qid][0]
+    texts = [c.cited_text for c in sorted(cites, key=lambda c: c.start)]
+    at = passage.index(texts[0])
+    for text in texts:
+        found = passage.find(text, at)
+        if found < 0 or passage[at:found].strip():
+            return False
+        at = found + len(text)
+    return True
 
 
 def test_a_short_exact_answer_is_not_dismissed_as_noise(xquad, answerer):
