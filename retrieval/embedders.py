@@ -68,7 +68,8 @@ class Embedder(ABC):
                 cache.move_to_end(text)
         missing = [t for t in dict.fromkeys(texts) if t not in known]
         if missing:
-            for text, vector in zip(missing, np.asarray(self._encode_queries(missing), dtype=np.float32)):
+            for text, row in zip(missing, np.asarray(self._encode_queries(missing), dtype=np.float32)):
+                vector = row.copy()  # its own memory: a cached row must not keep its whole batch alive
                 vector.setflags(write=False)
                 known[text] = vector
             with lock:
