@@ -128,7 +128,7 @@ def test_recent_queries_are_encoded_once_and_handed_out_as_copies(monkeypatch):
     assert encoded == [QUERY, UNRELATED, ARTICLE_27, QUERY]
 
 
-def test_one_ask_encodes_its_question_once(tmp_path):
+def test_one_ask_encodes_its_question_once(tmp_path, monkeypatch):
     from retrieval.answers.pipeline import ask
     from retrieval.settings import Settings
     from tests.index_fixtures import build_index
@@ -137,7 +137,9 @@ def test_one_ask_encodes_its_question_once(tmp_path):
     try:
         encoded: list[str] = []
         model_encode = index.embedder.model.encode
-        index.embedder.model.encode = lambda texts: encoded.extend(texts) or model_encode(texts)
+        # the index's embedder is load_embedder's shared instance: patched for this test only
+        monkeypatch.setattr(index.embedder.model, "encode",
+                            lambda texts: encoded.extend(texts) or model_encode(texts))
         question = "¿Qué plazo tiene el patrón para presentar el aviso de riesgo de trabajo?"
         answer = ask(index, question, k=8, settings=Settings(home=tmp_path))
         assert answer.found and answer.coverage.judge  # the search, the extractive answer and its judgement ran
