@@ -27,7 +27,7 @@ class OwnerClient:
 
     def __init__(self, owner: Owner, api_key: str | None = None, timeout: float = 600.0):
         if api_key is not None and api_key != owner.api_key:
-            owner = Owner(owner.url, owner.pid, owner.started, api_key)
+            owner = Owner(owner.url, owner.pid, owner.started, api_key, owner.token)
         self.owner = owner
         self._http = owner.http(timeout)
 

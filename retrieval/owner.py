@@ -2,8 +2,11 @@
 and the few HTTP calls a writer needs to go through it (send a file, read its status).
 
 qdrant-edge is one process at a time. While `gaceta serve` owns the index it writes `$GACETA_HOME/owner.json`
-(url, pid, started; mode 0600; removed when it stops); `find_owner` reads it, ignoring a file whose process is
-gone (a `kill -9` leaves it behind). The CLI (`gaceta.client`) and the ingest flow (`flows.ingest_flow`) both
+(url, pid, started, token; mode 0600; removed when it stops); `find_owner` reads it and trusts it only when its pid
+is alive *and* the server at its url answers as this home's owner: its `/healthz` shows the sha256 of the token in
+the file (a `kill -9` leaves the file behind, and after a restart its pid may be any other process's). The token
+itself is a local caller's credential: `Owner.ingest` sends it (`X-Gaceta-Owner`), which lets `source=` replace the
+source's current version. The CLI (`gaceta.client`) and the ingest flow (`flows.ingest_flow`) both
 discover the owner here, so there is one place that decides "someone else holds the index: go through it". A
 Qdrant URL means no owner: every process talks to the server.
 
@@ -13,6 +16,8 @@ Replies are plain JSON (dicts): this layer knows nothing of the API's models; ca
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import hmac
 import json
 import os
 from dataclasses import dataclass, field
@@ -28,6 +33,8 @@ if TYPE_CHECKING:
 
 OWNER_FILE = "owner.json"
 CONNECT_TIMEOUT_S = 5.0
+PROBE_TIMEOUT_S = 10.0  # the owner's /healthz answer (a busy server answers it from its event loop)
+OWNER_HEADER = "X-Gaceta-Owner"
 INGEST_TIMEOUT_S = 3600.0  # one file's parse → embed at nice 19 behind queries; a DOF annex of 1 000 pages
 
 
@@ -47,12 +54,16 @@ class Owner:
     pid: int
     started: str = ""
     api_key: str | None = field(default=None, repr=False, compare=False)
+    token: str | None = field(default=None, repr=False, compare=False)
 
     def http(self, timeout: float = INGEST_TIMEOUT_S) -> httpx.Client:
-        """An httpx client for this owner's API (the API key sent as a bearer token when set)."""
+        """An httpx client for this owner's API (the API key sent as a bearer token when set, the owner's token
+        from owner.json as `X-Gaceta-Owner`)."""
         import httpx
 
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        if self.token:
+            headers[OWNER_HEADER] = self.token
         return httpx.Client(base_url=self.url, headers=headers,
                             timeout=httpx.Timeout(timeout, connect=CONNECT_TIMEOUT_S))
 
@@ -123,12 +134,19 @@ def owner_path(home: Path) -> Path:
     return Path(home) / OWNER_FILE
 
 
-def write_owner(home: Path, url: str) -> Path:
-    """Announce this process as the index's owner (atomically, readable by this user only)."""
+def owner_id(token: str) -> str:
+    """What the owner's /healthz shows of its token."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def write_owner(home: Path, url: str, token: str | None = None) -> Path:
+    """Announce this process as the index's owner (atomically, readable by this user only), with the token whose
+    sha256 its /healthz shows."""
     path = owner_path(home)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{OWNER_FILE}.{os.getpid()}")
-    record = {"url": url, "pid": os.getpid(), "started": dt.datetime.now(dt.timezone.utc).isoformat()}
+    record = {"url": url, "pid": os.getpid(), "started": dt.datetime.now(dt.timezone.utc).isoformat(),
+              "token": token}
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as fh:
         json.dump(record, fh)
@@ -147,21 +165,39 @@ def remove_owner(home: Path) -> None:
 def _read(path: Path, api_key: str | None = None) -> Owner | None:
     try:
         record = json.loads(path.read_text())
+        token = record.get("token")
         return Owner(url=str(record["url"]), pid=int(record["pid"]), started=str(record.get("started", "")),
-                     api_key=api_key)
+                     api_key=api_key, token=str(token) if token else None)
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
 def find_owner(settings: Settings) -> Owner | None:
     """The live process that owns this data dir's embedded index, or None (then open the index yourself). None
-    also in the owner itself, and with a Qdrant URL (no owner: every process talks to the server)."""
+    also in the owner itself, and with a Qdrant URL (no owner: every process talks to the server). An owner.json
+    is believed only when its pid is alive and its url answers as the owner (`answers_as_owner`)."""
     if settings.qdrant_url:
         return None
     owner = _read(owner_path(settings.home), settings.api_key)
     if owner is None or owner.pid == os.getpid() or not pid_alive(owner.pid):
         return None
-    return owner
+    return owner if answers_as_owner(owner) else None
+
+
+def answers_as_owner(owner: Owner, timeout: float = PROBE_TIMEOUT_S) -> bool:
+    """Whether the server at `owner.url` is the one that wrote this owner.json: its /healthz (open without the API
+    key) shows the sha256 of the file's token. A file without a token, nothing listening, another program on the
+    port: not the owner (a stale file whose pid was reused after a crash)."""
+    import httpx
+
+    if not owner.token:
+        return False
+    try:
+        reply = httpx.get(f"{owner.url}/healthz", timeout=httpx.Timeout(timeout, connect=CONNECT_TIMEOUT_S))
+        shown = reply.json().get("owner") if reply.status_code == 200 else None
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return False
+    return isinstance(shown, str) and hmac.compare_digest(shown, owner_id(owner.token))
 
 
 def _blocks(fh, size: int = 1 << 20):

@@ -80,6 +80,9 @@ class Settings(BaseSettings):
 
     # HTTP API
     api_key: str | None = Field(None, description="When set, every route but /healthz needs 'Authorization: Bearer …'.")
+    allowed_hosts: list[str] | None = Field(
+        None, description="GACETA_ALLOWED_HOSTS (JSON list): the Host names the API answers (DNS rebinding); `gaceta "
+        "serve` sets it from the address it binds. Unset: any Host (an app embedded elsewhere).")
     # Limits (issue 16)
     max_request_bytes: int = Field(
         1 << 20, ge=1024, description="GACETA_MAX_REQUEST_BYTES: the largest request body the API accepts (a JSON "

@@ -10,16 +10,26 @@ schema pages `/openapi.json`, `/docs` and `/redoc` too, which also take it as th
 browser prompts for, any user name), so the docs still open in a browser. With `owner_url` (`gaceta serve` over the embedded index) the app announces itself as the
 index's owner once it is ready to answer (`gaceta.client.write_owner`), and withdraws when it stops: other commands
 then go through it.
+
+Trust boundaries (issue 23): a web page the user visits must not write to this index. Every state-changing request
+(any method but GET, HEAD, OPTIONS) whose `Origin` is not this server's own (the `Host` it was sent to) is a 403
+(`SameOriginWrites`), so a cross-site form or fetch cannot ingest or delete; with GACETA_ALLOWED_HOSTS (`gaceta serve`
+sets it from the address it binds) any other `Host` is a 400 (Starlette's `TrustedHostMiddleware`), which closes DNS
+rebinding. HEAD is answered wherever GET is (`HeadAsGet`). A body that stops arriving for `BODY_READ_TIMEOUT_S` is a
+408, and work that waits on a bounded pool (page rendering, attribution) past its wait is a 503 with `Retry-After`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import secrets
 from collections.abc import Callable
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import HTTPException, RequestValidationError
@@ -28,17 +38,20 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.datastructures import Headers
 from starlette.middleware.body_limit import MAX_BODY_SIZE_SCOPE_KEY, RequestBodyLimitResponder
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from gaceta.api.deps import require_api_key, require_schema_key
-from gaceta.api.pages import PageRenderer
+from gaceta.api.pages import Busy, PageRenderer
 from gaceta.api.routes import attribute, documents, ingest, query
 from gaceta.api.schemas import Health, errors
+from retrieval.owner import owner_id
 from retrieval.settings import Settings
 from retrieval.store import StoreError
 
 log = logging.getLogger(__name__)
+ATTRIBUTIONS_AT_ONCE = 2  # /attribute runs (each a search per sentence and a support judgement) at once; others wait
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 
 # The page loads only its own script and style; images may be blob: URLs made from authorised fetches.
@@ -63,6 +76,62 @@ async def _validation_error(request: Request, exc: RequestValidationError) -> JS
     return JSONResponse({"detail": errors, "message": message}, status_code=422)
 
 
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+BODY_READ_TIMEOUT_S = 60.0  # the longest pause between two pieces of a request body (a half-sent body is a 408)
+
+
+def _forbidden(message: str) -> JSONResponse:
+    return JSONResponse({"detail": message}, status_code=403)
+
+
+class SameOriginWrites:
+    """A state-changing request from a browser must come from this server's own page: its `Origin` (which browsers
+    send with every cross-origin request and every POST/DELETE) must name the `Host` it was sent to; `Origin: null`
+    (a sandboxed or file: page) and `Sec-Fetch-Site: cross-site` are refused too. Clients that are not browsers
+    (curl, httpx, `gaceta`) send neither header and pass: they are what the API key and the bound address are for."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in SAFE_METHODS:
+            return await self.app(scope, receive, send)
+        headers = Headers(scope=scope)
+        origin = headers.get("origin")
+        if origin is not None:
+            own = headers.get("host", "").lower()
+            try:
+                theirs = urlsplit(origin).netloc.lower() if origin != "null" else ""
+            except ValueError:
+                theirs = ""
+            if not theirs or theirs != own:
+                return await _forbidden(f"cross-origin {scope['method']} refused: this server answers writes from "
+                                        f"its own page only")(scope, receive, send)
+        elif headers.get("sec-fetch-site") == "cross-site":
+            return await _forbidden(f"cross-site {scope['method']} refused")(scope, receive, send)
+        await self.app(scope, receive, send)
+
+
+class HeadAsGet:
+    """HEAD answered as GET without its body (FastAPI's routes list GET only, so HEAD was a 405)."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            return await self.app(scope, receive, send)
+
+        async def headers_only(message) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
+
+
 def _too_large_message(limit: int | None) -> str:
     return f"request body larger than {limit} bytes, the most this server accepts here"
 
@@ -83,7 +152,30 @@ class BodyLimits:
         if declared.isdigit() and int(declared) > limit:
             await JSONResponse({"detail": _too_large_message(limit)}, status_code=413)(scope, receive, send)
             return
-        await RequestBodyLimitResponder(self.app, limit)(scope, receive, send)
+        await RequestBodyLimitResponder(self.app, limit)(scope, _timed(receive), send)
+
+
+class BodyStalled(Exception):
+    """The sender stopped sending a request body (a half-sent body is not waited on forever)."""
+
+
+def _timed(receive: Receive) -> Receive:
+    """`receive` with a deadline on each piece of the body, until the body is whole (a streamed response then
+    listens on it for the client's disconnect, for as long as it streams)."""
+    whole = False
+
+    async def timed():
+        nonlocal whole
+        if whole:
+            return await receive()
+        try:
+            message = await asyncio.wait_for(receive(), BODY_READ_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            raise BodyStalled(f"no part of the request body arrived for {BODY_READ_TIMEOUT_S:.0f} s") from None
+        whole = message["type"] != "http.request" or not message.get("more_body", False)
+        return message
+
+    return timed
 
 
 async def _method_not_allowed(request: Request, exc: HTTPException) -> JSONResponse:
@@ -98,6 +190,16 @@ async def _method_not_allowed(request: Request, exc: HTTPException) -> JSONRespo
 async def _too_large(request: Request, exc: HTTPException) -> JSONResponse:
     """The 413 raised while a body streams in, with the limit it passed."""
     return JSONResponse({"detail": _too_large_message(request.scope.get(MAX_BODY_SIZE_SCOPE_KEY))}, status_code=413)
+
+
+async def _stalled(request: Request, exc: BodyStalled) -> JSONResponse:
+    return JSONResponse({"detail": str(exc)}, status_code=408, headers={"Connection": "close"})
+
+
+async def _busy(request: Request, exc: Busy) -> JSONResponse:
+    """A bounded pool (page rendering, attribution) stayed full for as long as a request waits: try again later."""
+    log.warning("%s %s: %s", request.method, request.url.path, exc)
+    return JSONResponse({"detail": str(exc)}, status_code=503, headers={"Retry-After": "5"})
 
 
 async def _store_failed(request: Request, exc: Exception) -> JSONResponse:
@@ -126,7 +228,7 @@ def create_app(settings: Settings | None = None, index=None, open_index: Callabl
             with app.state.index.batching_searches():
                 app.state.index.embedder.embed_query("¿qué dispone?")  # load the weights now, not in a request
                 if owner_url:
-                    write_owner(settings.home, owner_url)
+                    write_owner(settings.home, owner_url, app.state.owner_token)
                 try:
                     yield
                 finally:
@@ -152,16 +254,28 @@ def create_app(settings: Settings | None = None, index=None, open_index: Callabl
     app.state.settings = settings
     app.state.index = index
     app.state.renderer = PageRenderer()
+    app.state.attributions = asyncio.Semaphore(ATTRIBUTIONS_AT_ONCE)
+    # Who announces itself in owner.json proves it over HTTP: /healthz shows this token's sha256, owner.json (mode
+    # 0600) holds the token; a local process that reads it may replace a source (`POST /ingest?source=`).
+    app.state.owner_token = secrets.token_urlsafe(32)
+    app.state.owner_id = owner_id(app.state.owner_token) if owner_url else None
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(405, _method_not_allowed)
     app.add_exception_handler(413, _too_large)
     app.add_exception_handler(StoreError, _store_failed)
+    app.add_exception_handler(Busy, _busy)
+    app.add_exception_handler(BodyStalled, _stalled)
+    # Outermost last: the Host, then the Origin, then HEAD, then the body's size and pace.
     app.add_middleware(BodyLimits, default=settings.max_request_bytes,
                        per_path={"/ingest": settings.max_upload_bytes})
+    app.add_middleware(HeadAsGet)
+    app.add_middleware(SameOriginWrites)
+    if settings.allowed_hosts is not None:
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=settings.allowed_hosts, www_redirect=False)
 
     @app.get("/healthz", response_model=Health, tags=["health"], summary="Liveness (no API key needed)")
     def healthz() -> Health:
-        return Health(version=app.version)
+        return Health(version=app.version, owner=app.state.owner_id)
 
     # Without a key the routes carry no auth dependency at all (resolving it was 5% of a worker's /search time).
     protected = [Depends(require_api_key)] if settings.api_key else []

@@ -10,9 +10,11 @@ once). This process only writes (`Index.upsert_documents`), whose points stay pe
 on, which is what the chunk cache and the law catalog follow. One file at a time.
 
 Whether a file is already indexed is the index's to say (`Index.indexed_documents`, the check the flow makes too):
-such a file is reported `cached`, exactly as a local run reports it. Uploads are kept under
-`$GACETA_HOME/uploads/<sha256>/<name>` (the name matters: a DOF edition's date is read from it); the sender's path
-(`source`) is the document's source identity, so a new version of the same inbox file replaces the old one.
+such a file is reported `cached`, exactly as a local run reports it. An upload lives under
+`$GACETA_HOME/uploads/<sha256>/<name>` (the name matters: a DOF edition's date is read from it) until its file is
+indexed, found cached or failed — then it goes: the index keeps its one original per sha256 (`retrieval.originals`),
+and pages are rendered from that. The sender's `source` (when the route trusts it) is the document's source identity,
+so a new version of the same inbox file replaces the old one.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import logging
 import os
 import re
 import signal
+import sys
 import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -66,9 +69,26 @@ class _Totals:
 
 
 _child: dict[str, Any] = {}
+PR_SET_PDEATHSIG = 1  # prctl(2)
 
 
-def _child_start(settings_json: str) -> None:
+def die_with_parent(parent: int) -> None:
+    """Linux: this process gets SIGKILL when its parent dies (`prctl(PR_SET_PDEATHSIG)`), so a server killed with -9
+    leaves no ingest child (≈ 500 MB) behind; if the parent is already gone, exit now. Elsewhere a no-op."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        log.warning("prctl(PR_SET_PDEATHSIG) failed: errno %d", ctypes.get_errno())
+    if os.getppid() != parent:  # the parent died before the call above
+        os._exit(1)
+
+
+def _child_start(settings_json: str, parent: int | None = None) -> None:
+    if parent is not None:
+        die_with_parent(parent)
     os.nice(NICE)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the owner decides
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
@@ -116,6 +136,7 @@ class Ingester:
         self._count_lock = threading.Lock()
         self._closing = False
         self._wrote = False
+        self._uploads: dict[Path, int] = {}  # kept uploads and the jobs still to read them
 
     # uploads
     def receive(self, name: str) -> tuple[Path, Any]:
@@ -127,14 +148,24 @@ class Ingester:
     def keep(self, tmp: Path, sha256: str, name: str) -> Path:
         """The completed upload, content-addressed: uploads/<sha256>/<name>."""
         folder = self.uploads / sha256
-        folder.mkdir(parents=True, exist_ok=True)
         final = folder / safe_name(name)
-        os.replace(tmp, final)
+        with self._count_lock:  # one job more to read it: a job of the same file ending now leaves it in place
+            folder.mkdir(parents=True, exist_ok=True)
+            os.replace(tmp, final)
+            self._uploads[final] = self._uploads.get(final, 0) + 1
         return final
 
     @staticmethod
     def discard(tmp: Path) -> None:
         tmp.unlink(missing_ok=True)
+
+    @staticmethod
+    def drop_upload(path: Path) -> None:
+        path.unlink(missing_ok=True)
+        try:
+            path.parent.rmdir()  # its sha256 folder, once empty
+        except OSError:
+            pass
 
     # jobs
     def use_context(self, context: bool | None) -> bool:
@@ -185,6 +216,11 @@ class Ingester:
             with self._count_lock:
                 self._waiting -= 1
                 idle = self._waiting == 0
+                left = self._uploads.get(path, 1) - 1
+                self._uploads[path] = left
+                if left <= 0:  # indexed (its original kept by the index), cached or failed: the upload has served
+                    del self._uploads[path]
+                    self.drop_upload(path)
             if idle and not self._closing and self._wrote:
                 self._wrote = False
                 self.index.optimize()  # the ANN index over what was written, once the queue is empty
@@ -218,7 +254,7 @@ class Ingester:
     def _child_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(1, mp_context=get_context("spawn"), initializer=_child_start,
-                                             initargs=(self.settings.model_dump_json(),))
+                                             initargs=(self.settings.model_dump_json(), os.getpid()))
             self._child_pid = self._pool.submit(os.getpid).result()
         return self._pool
 

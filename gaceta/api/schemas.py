@@ -406,6 +406,7 @@ def errors(*codes: int, streaming: bool = False) -> dict[int | str, dict]:
         410: "The document's source PDF is gone or has changed since it was indexed: re-ingest it.",
         413: "The request body is larger than the server accepts (GACETA_MAX_REQUEST_BYTES, for an upload "
              "GACETA_MAX_UPLOAD_BYTES).",
+        415: "POST /ingest takes a PDF body only: Content-Type application/pdf or application/octet-stream.",
         422: "A parameter or body field was refused.",
         503: "The answerer asked for is not configured here, or its API is down; or the index's store failed (the "
              "message names the damage and its repair).",
@@ -422,6 +423,9 @@ def errors(*codes: int, streaming: bool = False) -> dict[int | str, dict]:
 class Health(BaseModel):
     status: Literal["ok"] = "ok"
     version: str
+    owner: str | None = Field(None, description="While this server owns an embedded index: the sha256 of the token "
+                              "in its owner.json, so a reader of that file can tell the owner from a process that "
+                              "reused its pid or port.")
 
 
 class IngestResponse(BaseModel):

@@ -5,10 +5,18 @@ bound (a second owner fails here, naming the first), serves every request itself
 batched: `Index.batching_searches()`), ingests what `gaceta ingest` sends it, and announces itself in
 `$GACETA_HOME/owner.json` so every other command goes through it. `--workers N` above 1 is for a Qdrant server
 (GACETA_QDRANT_URL): uvicorn's own worker processes, each opening the collection itself.
+
+Trust boundaries (issue 23): without GACETA_API_KEY it binds loopback only (anything else is refused: anyone who could
+reach it could replace a law); the API answers only the Host names of the address it binds (`allowed_hosts`: DNS
+rebinding), plus `--allowed-host` names (a proxy's). uvicorn runs its h11 protocol, whose header limit
+(`h11_max_incomplete_event_size`, HEADER_LIMIT) refuses an oversize request head with a 400 (httptools has no such
+limit: ten 50 MB headers cost 563 MB), with `timeout_keep_alive` and `limit_concurrency` (a 503 beyond it).
 """
 
 from __future__ import annotations
 
+import ipaddress
+import json
 import os
 import signal
 import socket
@@ -18,7 +26,35 @@ import typer
 
 from gaceta.cli.common import console, fail, settings
 
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"]  # as Starlette reads a Host header (IPv6 in brackets)
+WILDCARDS = ("0.0.0.0", "::", "")
+HEADER_LIMIT = 64 * 1024  # request line + headers; a browser's are a few KB
+KEEP_ALIVE_S = 5
+MAX_CONNECTIONS = 512  # open connections and tasks at once (uvicorn answers 503 beyond)
+
+
+def uvicorn_limits() -> dict:
+    """uvicorn's own settings that bound a request's head and a connection's idle life."""
+    return {"http": "h11", "h11_max_incomplete_event_size": HEADER_LIMIT, "timeout_keep_alive": KEEP_ALIVE_S,
+            "limit_concurrency": MAX_CONNECTIONS}
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def allowed_hosts(host: str, extra: list[str], api_key: str | None) -> list[str]:
+    """The Host names this server answers: loopback's, the bound address, the names given. A wildcard bind (with
+    an API key, the only way to have one) answers any name unless names are given."""
+    if host in WILDCARDS and not extra:
+        return ["*"]
+    bound = [] if host in WILDCARDS or is_loopback(host) else [f"[{host}]" if ":" in host else host]
+    return list(dict.fromkeys([*LOOPBACK_NAMES, *bound, *extra]))
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -52,6 +88,10 @@ def register(app: typer.Typer) -> None:
         access_log: bool = typer.Option(
             False, "--access-log/--no-access-log", help="Log every request (off: a proxy in front usually does)."
         ),
+        allowed_host: list[str] = typer.Option(
+            [], "--allowed-host", help="Another Host name the API answers (a proxy's); repeatable. By default the "
+            "bound address's names only (DNS rebinding)."
+        ),
     ) -> None:
         """Serve the HTTP API (/search, /ask, /ask/stream, /documents, /ingest, /status, /healthz, /docs) and the web
         page at /. Over the embedded index, other gaceta commands go through this server while it runs."""
@@ -67,14 +107,17 @@ def register(app: typer.Typer) -> None:
         from retrieval.store import StoreError
 
         config = settings()
-        if config.api_key is None and host not in LOCAL_HOSTS:
-            console.print(f"[yellow]warning:[/] {host} without GACETA_API_KEY: anyone who can reach it can query "
-                          f"and ingest")
+        if config.api_key is None and not is_loopback(host):
+            fail(f"refusing to serve on {host} without GACETA_API_KEY: anyone who could reach it could ingest or "
+                 f"delete documents; set GACETA_API_KEY, or serve on 127.0.0.1")
+        if config.allowed_hosts is None:
+            config = config.model_copy(update={"allowed_hosts": allowed_hosts(host, allowed_host, config.api_key)})
+            os.environ["GACETA_ALLOWED_HOSTS"] = json.dumps(config.allowed_hosts)  # uvicorn's workers read it
         if config.qdrant_url and workers > 1:
             console.print(f"gaceta on {_url(host, port)}/  (API docs at /docs, {workers} workers on {config.qdrant_url})")
             # uvicorn's own supervisor; each worker builds the app from the environment and opens the collection.
             uvicorn.run("gaceta.api.app:create_app", factory=True, host=host, port=port, workers=workers,
-                        log_level="info", access_log=access_log)
+                        log_level="info", access_log=access_log, **uvicorn_limits())
             return
         if workers > 1:
             fail(f"--workers {workers} needs a Qdrant server (GACETA_QDRANT_URL): the embedded index is served by one "
@@ -92,7 +135,7 @@ def register(app: typer.Typer) -> None:
             console.print(f"gaceta on {url}/  (API docs at /docs)")
             app = create_app(config, index, owner_url=None if config.qdrant_url else url)
             server = uvicorn.Server(uvicorn.Config(app, log_level="info", access_log=access_log,
-                                                   timeout_graceful_shutdown=10))
+                                                   timeout_graceful_shutdown=10, **uvicorn_limits()))
             # uvicorn shuts down gracefully on SIGTERM, then raises the signal again: with this handler that ends
             # here, so the index is still closed (optimized, flushed, its lock released) and the exit status is 0.
             signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
