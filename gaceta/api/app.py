@@ -155,8 +155,12 @@ class BodyLimits:
         await RequestBodyLimitResponder(self.app, limit)(scope, _timed(receive), send)
 
 
-class BodyStalled(Exception):
-    """The sender stopped sending a request body (a half-sent body is not waited on forever)."""
+class BodyStalled(HTTPException):
+    """The sender stopped sending a request body (a half-sent body is not waited on forever): a 408. An
+    HTTPException, so FastAPI's body parsing lets it through as it is (any other error there becomes a 400)."""
+
+    def __init__(self, detail: str):
+        super().__init__(408, detail, {"Connection": "close"})
 
 
 def _timed(receive: Receive) -> Receive:
@@ -190,10 +194,6 @@ async def _method_not_allowed(request: Request, exc: HTTPException) -> JSONRespo
 async def _too_large(request: Request, exc: HTTPException) -> JSONResponse:
     """The 413 raised while a body streams in, with the limit it passed."""
     return JSONResponse({"detail": _too_large_message(request.scope.get(MAX_BODY_SIZE_SCOPE_KEY))}, status_code=413)
-
-
-async def _stalled(request: Request, exc: BodyStalled) -> JSONResponse:
-    return JSONResponse({"detail": str(exc)}, status_code=408, headers={"Connection": "close"})
 
 
 async def _busy(request: Request, exc: Busy) -> JSONResponse:
@@ -264,7 +264,6 @@ def create_app(settings: Settings | None = None, index=None, open_index: Callabl
     app.add_exception_handler(413, _too_large)
     app.add_exception_handler(StoreError, _store_failed)
     app.add_exception_handler(Busy, _busy)
-    app.add_exception_handler(BodyStalled, _stalled)
     # Outermost last: the Host, then the Origin, then HEAD, then the body's size and pace.
     app.add_middleware(BodyLimits, default=settings.max_request_bytes,
                        per_path={"/ingest": settings.max_upload_bytes})
