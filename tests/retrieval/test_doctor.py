@@ -148,15 +148,16 @@ def test_stale_totals_are_recounted(home):
 
 
 def test_a_served_index_is_refused(home):
-    """While `gaceta serve` owns the index the doctor stops with one line (a live pid in owner.json stands in)."""
-    from retrieval.owner import write_owner
+    """While `gaceta serve` owns the index the doctor stops with one line. A live pid in owner.json stands in for the
+    server, and a process on its url answering /healthz with the sha256 of the file's token (what the owner shows)."""
+    from tests.api.test_trust_owner import Impostor, announce
+    from retrieval.owner import owner_id
 
     sleeper = subprocess.Popen(["sleep", "60"])
     try:
-        write_owner(home, "http://127.0.0.1:9")
-        owner = json.loads((home / "owner.json").read_text())
-        (home / "owner.json").write_text(json.dumps({**owner, "pid": sleeper.pid}))
-        result = CliRunner().invoke(app, ["doctor"])
+        with Impostor(shown=owner_id("the-owners-token")) as owner:
+            announce(home, owner.url, sleeper.pid, "the-owners-token")
+            result = CliRunner().invoke(app, ["doctor"])
         assert result.exit_code == 2
         assert f"served by pid {sleeper.pid}" in result.stderr and "stop the server" in " ".join(result.stderr.split())
     finally:
