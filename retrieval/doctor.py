@@ -366,6 +366,11 @@ def run(settings, repair_it: bool, embedder=None) -> DoctorReport:
 
     try:
         index = Index.open(settings, embedder=embedder, checked=False)
+        try:  # a truncated vector file opens fine and fails every dense query: read every point once
+            index.store.check_readable()
+        except BaseException:
+            index.close()
+            raise
     except IndexDamaged as exc:
         report = DoctorReport(home=str(settings.home), opened=False,
                               problems=[Problem(kind="store_damaged", subject=str(settings.index_dir), detail=str(exc))])

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import secrets
 from collections.abc import Callable
 from contextlib import asynccontextmanager
@@ -45,7 +46,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from gaceta.api.deps import require_api_key, require_schema_key
 from gaceta.api.pages import Busy, PageRenderer
 from gaceta.api.routes import attribute, documents, ingest, query
-from gaceta.api.schemas import Health, errors
+from gaceta.api.schemas import Health, errors, without_home
 from retrieval.owner import owner_id
 from retrieval.settings import Settings
 from retrieval.store import StoreError
@@ -76,6 +77,7 @@ async def _validation_error(request: Request, exc: RequestValidationError) -> JS
     return JSONResponse({"detail": errors, "message": message}, status_code=422)
 
 
+_ABSOLUTE_PATH = re.compile(r"(?<![\w$])/(?:[^\s/:;,()'\"]+/)+[^\s/:;,()'\"]*")  # any other absolute path
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 BODY_READ_TIMEOUT_S = 60.0  # the longest pause between two pieces of a request body (a half-sent body is a 408)
 
@@ -206,7 +208,9 @@ async def _store_failed(request: Request, exc: Exception) -> JSONResponse:
     """The store failed under a request (damage met after start-up, a Qdrant server gone): 503 with the store's own
     one-line message (it names the repair), logged; never a 500 with a traceback for an expected failure."""
     log.error("%s %s: %s", request.method, request.url.path, exc)
-    return JSONResponse({"detail": str(exc)}, status_code=503)
+    # The log keeps the path; the reply names the data dir as $GACETA_HOME (no server path leaves the server).
+    detail = without_home(str(exc), request.app.state.settings.home)
+    return JSONResponse({"detail": _ABSOLUTE_PATH.sub("…", detail)}, status_code=503)
 
 
 def create_app(settings: Settings | None = None, index=None, open_index: Callable[[], Any] | None = None,

@@ -250,6 +250,10 @@ class Store(ABC):
     def optimize(self) -> None:
         """Build the ANN/sparse indexes of what was written (no-op where the server does it itself)."""
 
+    def check_readable(self) -> None:
+        """Read every point once, raising `IndexDamaged` for what cannot be read (no-op where a server keeps the
+        storage: it checks its own)."""
+
     @abstractmethod
     def close(self) -> None: ...
 

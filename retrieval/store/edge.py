@@ -292,6 +292,17 @@ class EdgeStore(Store):
             if offset is None:
                 return
 
+    def check_readable(self) -> None:
+        """Read every point's vectors and payload once (`gaceta doctor`): a truncated vector file or a damaged payload
+        file is met here, as `IndexDamaged`, rather than by the first query that needs it."""
+        offset = None
+        while True:
+            with self._storage():
+                _, offset = self.shard.scroll(q.ScrollRequest(offset=offset, limit=SCROLL_PAGE, with_payload=True,
+                                                              with_vector=True))
+            if offset is None:
+                return
+
     def _retrieve(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         with self._storage():
             return {str(r.id): r.payload or {} for r in self.shard.retrieve(ids, True, False)}
