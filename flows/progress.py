@@ -17,7 +17,7 @@ _lock = threading.Lock()
 
 
 def emit(event: str, **data: Any) -> None:
-    """Events: `discovered` (pdfs, others), `file_started` (path), `parsed` (path, pages),
+    """Events: `discovered` (pdfs, others), `file_started` (path), `parsed` (path, pages, warnings),
     `chunked` (path, chunks), `file_done` (outcome)."""
     with _lock:
         listeners = list(_listeners)

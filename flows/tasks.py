@@ -224,7 +224,7 @@ def prepare_file(path: str, name: str, sha256: str, settings: Settings,
     logger.info("stage parse: %s", name)
     parsed, stages["parse"] = call(parse_task, path, settings.ocr_workers)
     pages = parsed.source.pages
-    progress.emit("parsed", path=path, pages=pages)
+    progress.emit("parsed", path=path, pages=pages, warnings=list(parsed.warnings))
     if not parsed.ok:
         return (FileOutcome(path=path, status=FileStatus.failed, sha256=sha256, parse_status=parsed.status.value,
                             reason=_reason(parsed), pages=pages, seconds=round(time.perf_counter() - t0, 3),

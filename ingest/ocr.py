@@ -10,13 +10,21 @@ document once and OCRs the pages it is given. Workers start from a fresh interpr
 threaded server or flow process). A page's OCR depends only on the page, so the result is the same whatever the
 number of workers; results come back keyed by page number. As with any forkserver or spawn pool, the workers import
 the caller's main module: a script that parses scans must keep its work under `if __name__ == "__main__":`.
+
+Tesseract prints its own messages ("Image too small to scale!!", "Line cannot be recognized!!") on the process's
+file descriptor 2, under any Python handler. The OCR therefore always runs in a worker process (one page too), whose
+descriptor 2 is a file while a page is read: the messages come back with the page and are logged once, on the
+`ingest.ocr` logger at WARNING ("page N: …"), in the thread that parses the file, so a caller can show them as that
+file's warnings (`gaceta ingest` does) instead of loose lines on the terminal.
 """
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import multiprocessing.connection
 import os
+import tempfile
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
@@ -27,6 +35,7 @@ import pymupdf
 
 from ingest.layout import TEXT_FLAGS, Line, extract_lines
 
+log = logging.getLogger("ingest.ocr")
 WANTED_LANGUAGES = ("spa", "eng")
 OCR_DPI = 300
 
@@ -81,20 +90,32 @@ def ocr_pages(doc: pymupdf.Document, page_nos: Iterable[int], setup: tuple[str, 
               file_bytes: Callable[[], bytes] | None = None) -> dict[int, list[Line]]:
     """OCR the 1-based `page_nos` of `doc`: {page_no: lines}.
 
-    `workers` processes (default: all cores) open the document from `file_bytes()` (default: `doc.tobytes()`); with
-    one worker, or one page, the pages are read here in order."""
+    `workers` processes (default: all cores, at most one a page) open the document from `file_bytes()` (default:
+    `doc.tobytes()`). What Tesseract printed while it read a page is logged on `ingest.ocr`, page by page, in order."""
     wanted = sorted(set(page_nos))
-    workers = min(workers or default_workers(), len(wanted))
-    if workers <= 1:
-        out: dict[int, list[Line]] = {}
-        for pno in wanted:
-            page = doc[pno - 1]  # held: the TextPage refers back to its page
-            out[pno] = ocr_lines(page, pno, setup)
-        return out
+    if not wanted:
+        return {}
+    workers = max(1, min(workers or default_workers(), len(wanted)))
     context = multiprocessing.get_context("forkserver")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_open,
                              initargs=((file_bytes or doc.tobytes)(), setup)) as pool:
-        return dict(zip(wanted, pool.map(_worker_ocr, wanted)))
+        results = dict(zip(wanted, pool.map(_worker_ocr, wanted)))
+    out: dict[int, list[Line]] = {}
+    for pno, (lines, printed) in results.items():
+        for message in _messages(printed):
+            log.warning("Tesseract, page %d: %s", pno, message)
+        out[pno] = lines
+    return out
+
+
+def _messages(printed: str) -> list[str]:
+    """A page's printed lines, each once (Tesseract repeats "Line cannot be recognized!!" per line it drops), with
+    how many times it came when more than once."""
+    counts: dict[str, int] = {}
+    for line in printed.splitlines():
+        if line.strip():
+            counts[line.strip()] = counts.get(line.strip(), 0) + 1
+    return [text if n == 1 else f"{text} (×{n})" for text, n in counts.items()]
 
 
 # --- worker process --------------------------------------------------------------------------------------------
@@ -122,8 +143,21 @@ def _exit_with(sentinel: int) -> None:
     os._exit(1)
 
 
-def _worker_ocr(page_no: int) -> list[Line]:
+def _worker_ocr(page_no: int) -> tuple[list[Line], str]:
+    """The page's lines and what was printed on descriptors 1 and 2 while it was read (Tesseract's messages)."""
     if _worker_doc is None or _worker_setup is None:
         raise RuntimeError("OCR worker used before _worker_open ran")
     page = _worker_doc[page_no - 1]
-    return ocr_lines(page, page_no, _worker_setup)
+    with tempfile.TemporaryFile() as capture:
+        saved = os.dup(2)
+        os.dup2(capture.fileno(), 2)
+        os.dup2(capture.fileno(), 1)  # stdout is stderr in a worker (`_worker_open`)
+        try:
+            lines = ocr_lines(page, page_no, _worker_setup)
+        finally:
+            os.dup2(saved, 2)
+            os.dup2(saved, 1)
+            os.close(saved)
+        capture.seek(0)
+        printed = capture.read().decode("utf-8", "replace")
+    return lines, printed

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import typer
 
-from gaceta.cli.common import NO_OWNER, console, err_console, fail, open_index, print_json, settings, via_owner
+from gaceta.cli.common import (NO_OWNER, WAIT_S, console, err_console, fail, open_index, print_json, settings,
+                               via_owner)
 
 
 def print_answer(answer) -> None:
@@ -65,6 +66,8 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="The answer object as JSON on stdout."),
         html: Path = typer.Option(None, "--html", help="Also write a standalone HTML page with hoverable citations."),
         rerank: str = typer.Option(None, "--rerank", help="on | off (default: GACETA_RERANK, on)."),
+        wait: float = typer.Option(WAIT_S, "--wait", min=0, help="Seconds to wait for an embedded index another "
+                                   "command holds (0: do not wait)."),
     ) -> None:
         """Answer a question from the indexed documents; every claim cited to a verified span and PDF page."""
         from gaceta.cli.search_cmd import parse_filters
@@ -89,7 +92,7 @@ def register(app: typer.Typer) -> None:
                 "filters": filters.model_dump(mode="json", exclude_none=True) if filters else None}
         answer = via_owner(config, lambda owner: owner.ask(body))
         if answer is NO_OWNER:
-            index = open_index(config)
+            index = open_index(config, wait)
             with index:
                 try:
                     answer = ask_question(index, question, k=k, filters=filters, answerer=answerer, settings=config,

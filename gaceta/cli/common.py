@@ -23,8 +23,13 @@ def settings():
     return Settings()
 
 
-def open_index(config):
-    """The existing index for a query command, or one clear line saying why there is none."""
+WAIT_S = 300.0  # how long a command waits for an embedded index another command holds (`--wait`)
+
+
+def open_index(config, wait_s: float = WAIT_S):
+    """The existing index for a query command, or one clear line saying why there is none. An embedded index that
+    another command holds (an ingest, another search) is waited for, up to `wait_s` seconds, with one line saying
+    who holds it (`with_index_turn`)."""
     from retrieval.embedders import EmbedderError
     from retrieval.index import Index
     from retrieval.store import StoreError, index_exists
@@ -32,7 +37,7 @@ def open_index(config):
     if not index_exists(config):
         fail(f"no index at {config.index_dir}: run `gaceta ingest PATH` first (or set GACETA_HOME)")
     try:
-        index = Index.open(config)
+        index = with_index_turn(config, lambda: Index.open(config), wait_s)
     except (StoreError, EmbedderError) as exc:
         fail(str(exc))
     if config.rerank_model:  # a configured cross-encoder that cannot load is said now, in one line
@@ -44,6 +49,36 @@ def open_index(config):
             index.close()
             fail(str(exc))
     return index
+
+
+def with_index_turn(config, opener: Callable[[], Any], wait_s: float = WAIT_S) -> Any:
+    """`opener()`, waiting its turn while another process holds the embedded index: qdrant-edge admits one process
+    and has no read-only opener (`retrieval/store/lock.py`), so a second command waits until the first is done —
+    one line on stderr says who it waits for — and gives up after `wait_s` seconds with the holder's name."""
+    import time
+
+    from retrieval.store.base import IndexInUseError
+    from retrieval.store.lock import IndexLock
+
+    deadline = time.monotonic() + max(0.0, wait_s)
+    said = False
+    while True:
+        try:
+            return opener()
+        except IndexInUseError as exc:
+            lock = IndexLock(config.index_dir)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                waited = f" (waited {wait_s:.0f} s)" if said else ""
+                fail(f"{exc}{waited}")
+            if not said:
+                from rich.markup import escape
+
+                err_console.print(f"[yellow]waiting:[/] the index is in use by {escape(lock.holder())}; this "
+                                  f"command goes on when it is free (at most {wait_s:.0f} s; `--wait SECONDS` "
+                                  f"changes that; `gaceta serve` lets commands share the index)", soft_wrap=True)
+                said = True
+            lock.wait_until_free(left)
 
 
 NO_OWNER = object()

@@ -19,7 +19,7 @@ def ingest_through_owner(client, home: Path, paths: list[Path], context: bool | 
     from flows.models import FileOutcome, FileStatus, IngestSummary
     from flows.run_log import record_run
     from gaceta.cli.common import shown
-    from gaceta.cli.ingest_cmd import _print_summary
+    from gaceta.cli.ingest_cmd import _detail, _print_summary
     from gaceta.client import OwnerError, OwnerUnreachable
 
     started = dt.datetime.now(dt.timezone.utc)
@@ -50,9 +50,10 @@ def ingest_through_owner(client, home: Path, paths: list[Path], context: bool | 
         outcome.path, outcome.link = str(path), item.link
         model, version = reply.embedding_model, reply.chunker_version
         outcomes.append(outcome)
-        if not json_out:
-            err_console.print(f"[dim]{shown(path.name)}: {outcome.status.value}"
-                              f"{' — ' + shown(outcome.reason) if outcome.reason else ''}[/]")
+        if not json_out:  # the line a local run prints for a file: "[k/N] name: status (…)"
+            detail = _detail(outcome)
+            err_console.print(f"[{sent}/{total}] {shown(path.name)}: {outcome.status.value}"
+                              + (f" ({shown(detail)})" if detail else ""), soft_wrap=True, highlight=False)
     summary = IngestSummary(flow_run_name=f"via-owner-pid-{client.owner.pid}", started_at=started,
                             embedding_model=model, chunker_version=version, files=outcomes)
     for outcome in outcomes:

@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from gaceta.cli.common import NO_OWNER, console, fail, open_index, print_json, settings, via_owner
+from gaceta.cli.common import NO_OWNER, WAIT_S, console, fail, open_index, print_json, settings, via_owner
 
 FILTER_KEYS = {
     "date_from": "date_from",
@@ -106,6 +106,8 @@ def register(app: typer.Typer) -> None:
                                    "off: the hybrid order after any named provision."),
         max_chars: int = typer.Option(None, "--max-chars", min=1, help="Cut each hit's text to this many characters "
                                       "(the hit says `truncated`)."),
+        wait: float = typer.Option(WAIT_S, "--wait", min=0, help="Seconds to wait for an embedded index another "
+                                   "command holds (0: do not wait)."),
     ) -> None:
         """Search the index: ranked chunks with document, page, heading path and score."""
         from retrieval.models import Fusion, SearchMode
@@ -144,7 +146,7 @@ def register(app: typer.Typer) -> None:
         if via_owner(config, lambda owner: [emit(owner.search({"query": text, **body})) for text in texts]) is NO_OWNER:
             from retrieval.legal_search import legal_search
 
-            with open_index(config) as index:
+            with open_index(config, wait) as index:
                 for text in texts:
                     found = legal_search(index, text, k=k, mode=search_mode, filters=filters, rerank=wants_rerank,
                                          fusion=fusion_kind, prefetch=prefetch)

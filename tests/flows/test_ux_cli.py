@@ -1,0 +1,99 @@
+"""What a user sees in a terminal (issue 28), on real shared PDFs.
+
+`gaceta ingest` with its output to a pipe: one outcome line per file, exactly once, counters that only increase,
+and third-party messages (MuPDF, Tesseract) only inside the warning block of the file they came from. Two
+`gaceta search` and one `gaceta ingest` at once on one data dir, no server: every command answers (a command that
+finds the embedded index taken waits its turn and says so)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.flows.conftest import GACETA_CLI, REPO, link_pdfs
+
+OK = ["co_anla_auto_010297-2024.pdf", "malformed_missing_xref_trailer.pdf"]  # the second one MuPDF repairs
+BROKEN = "malformed_not_a_pdf_json_named_dof.pdf"
+SCAN = "scan_co_scaav_00182_formulario.pdf"  # 4 scanned pages; Tesseract complains about page 4's specks
+FILES = [*OK, BROKEN, SCAN]
+LATER = "mx_reglamento_arts_121_122_LFT.pdf"
+
+OUTCOME = re.compile(r"ingest: \[(\d+)/(\d+)\] (\S+): (ok|failed|cached|skipped)( \(.*\))?")
+WARNING = re.compile(r"ingest:     warning: .+")
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update(GACETA_HOME=str(home), PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1", COLUMNS="80")
+    return env
+
+
+@pytest.fixture(scope="module")
+def ingested(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ux")
+    home = root / "home"
+    folder = link_pdfs(root / "in", FILES)
+    done = subprocess.run([*GACETA_CLI, "ingest", str(folder)], env=_env(home), cwd=REPO, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, timeout=600)
+    return root, home, done
+
+
+def test_ingest_to_a_pipe_says_each_file_once_in_order_with_its_warnings(ingested):
+    _, _, done = ingested
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stderr.splitlines()
+    assert lines[0] == f"ingest: {len(FILES)} PDF(s), 0 other path(s)", lines
+    outcomes = [(i, OUTCOME.fullmatch(line)) for i, line in enumerate(lines) if OUTCOME.fullmatch(line)]
+    names = [m.group(3) for _, m in outcomes]
+    assert sorted(names) == sorted(FILES), lines  # each file's outcome exactly once
+    assert [int(m.group(1)) for _, m in outcomes] == list(range(1, len(FILES) + 1)), lines  # only increasing
+    assert {int(m.group(2)) for _, m in outcomes} == {len(FILES)}
+    status = {m.group(3): m.group(4) for _, m in outcomes}
+    assert status[BROKEN] == "failed" and all(status[n] == "ok" for n in [*OK, SCAN]), lines
+
+    # every other line is a warning directly under a file's outcome line (or under another of its warnings):
+    # no timestamped log line, no bare MuPDF or Tesseract line
+    owner: dict[int, str] = {}
+    current = None
+    for i, line in enumerate(lines[1:], 1):
+        match = OUTCOME.fullmatch(line)
+        if match:
+            current = match.group(3)
+            continue
+        assert WARNING.fullmatch(line) and current is not None, (line, lines)
+        owner[i] = current
+    assert not any(re.match(r"\d\d:\d\d:\d\d", line) for line in lines), lines
+    scan_notes = [lines[i] for i, name in owner.items() if name == SCAN]
+    assert any("Tesseract" in note for note in scan_notes), lines  # captured from the OCR worker's stderr
+    assert len(scan_notes) == len(set(scan_notes))  # each message once
+
+    # the failure is said once more, in the closing table, with the file's whole path on one line
+    assert [line for line in done.stdout.splitlines() if f"/in/{BROKEN}" in line and "failed" in line], done.stdout
+
+
+def test_two_searches_and_an_ingest_at_once_all_answer(ingested):
+    root, home, first = ingested
+    assert first.returncode == 0
+    env = _env(home)
+    later = link_pdfs(root / "later", [LATER])
+    ingest = subprocess.Popen([*GACETA_CLI, "ingest", str(later)], env=env, cwd=REPO, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    searches = [subprocess.Popen([*GACETA_CLI, "search", query, "-k", "3", "--json"], env=env, cwd=REPO,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for query in ("auto de la autoridad ambiental", "formulario de solicitud")]
+    results = [p.communicate(timeout=600) for p in searches]
+    ingest_out, ingest_err = ingest.communicate(timeout=600)
+    assert ingest.returncode == 0, ingest_err[-3000:]
+    for proc, (out, err) in zip(searches, results):
+        assert proc.returncode == 0, err[-3000:]
+        answer = json.loads(out)  # stdout is the JSON alone, the waiting line goes to stderr
+        assert answer["hits"], answer
+        assert "Traceback" not in err and "stop that process" not in err, err
+    said = "".join(err for _, err in results) + ingest_err
+    # at least one of the three found the index taken and said whom it waited for (never a bare refusal)
+    assert "waiting: the index is in use by pid" in said, said
