@@ -11,11 +11,15 @@ from gaceta.cli.common import (NO_OWNER, WAIT_S, console, err_console, fail, ope
 
 
 def print_answer(answer) -> None:
-    """The answer with [n] markers (red [n?] when unverified), then each source: document, page, quote."""
+    """The answer's text once, with [n] markers (red [n?] when unverified); then the sources as a numbered list of
+    labels, each with its quote only where the quote adds to the answer (an extractive answer's sentence IS its
+    quote: not printed twice); then one plain-words line on how well the text is backed. In a pipe or a file
+    nothing is hard-wrapped (a label never breaks across lines)."""
     from rich.text import Text
 
     from gaceta.answer_html import citation_key, numbered_citations, where
 
+    wrap = console.is_terminal
     cites = numbered_citations(answer)
     number = {citation_key(c): i + 1 for i, c in enumerate(cites)}
     text = Text()
@@ -28,29 +32,57 @@ def print_answer(answer) -> None:
             partly = seg.support.label.value == "partial"
             text.append(" (partly backed by its citation)" if partly else " (NOT backed by its citation)",
                         style="yellow" if partly else "bold red")
-    console.print(text)
-    console.print()
+    console.print(text, soft_wrap=not wrap)
+    if cites:
+        console.print()
+        console.print(Text("Sources", style="bold"), soft_wrap=not wrap)
+    said = _squashed("".join(seg.text for seg in answer.content))
     for i, c in enumerate(cites, 1):
-        line = Text(f"[{i}] ", style="bold")
-        line.append("✓ " if c.verified else "✗ unverified ", style="green" if c.verified else "red")
-        line.append(c.label or f"{c.document_title}, {where(c)}", style="bold")
-        line.append(f"\n    “{' '.join(c.cited_text.split())}”")
+        line = Text(f"{i}. ", style="bold")
+        if not c.verified:
+            line.append("✗ unverified quote: ", style="red")
+        line.append(c.label or f"{c.document_title}, {where(c)}")
+        quote = " ".join(c.cited_text.split())
+        if quote and (not c.verified or _squashed(quote) not in said):
+            line.append(f"\n   “{quote}”", style="" if c.verified else "red")
         for note in c.notes:
-            line.append(f"\n    {note.text}", style="dim")
-        console.print(line)
-    cov = answer.coverage
-    meta = Text(f"\n{answer.backend}" + (f" · {answer.model}" if answer.model else ""), style="dim")
-    low = "uncited" in cov.flag_reasons or (cov.flagged and not cov.flag_reasons)  # no reasons: before issue 17
-    meta.append(f" · citation coverage {cov.ratio:.0%} ({cov.cited}/{cov.sentences} sentences)",
-                style="bold red" if low else "dim")
-    if cov.cited:
-        meta.append(f" · backed {cov.supported} supported, {len(cov.partial)} partly, {len(cov.unsupported)} not",
-                    style="bold red" if "unsupported" in cov.flag_reasons else "dim")
-        meta.append(f" · sources {'address' if cov.relevant else 'do NOT address'} the question "
-                    f"(relevance {cov.relevance:.2f})", style="dim" if cov.relevant else "bold red")
-    console.print(meta)
+            line.append(f"\n   {' '.join(note.text.split())}", style="dim")
+        console.print(line, soft_wrap=not wrap)
+    console.print(Text(f"\n{footer(answer)}", style="bold red" if answer.coverage.flagged else "dim"),
+                  soft_wrap=not wrap)
     if answer.fallback_reason:
-        err_console.print(Text(answer.fallback_reason, style="yellow"))
+        err_console.print(Text(answer.fallback_reason, style="yellow"), soft_wrap=True)
+
+
+def _squashed(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def footer(answer) -> str:
+    """How well the answer is backed, in plain words: "3 of 3 sentences backed by the quoted text · extractive
+    answer (no model)"; what is wrong (a sentence without a verified citation, sources that do not address the
+    question) is said, not coded."""
+    cov = answer.coverage
+    total = cov.sentences
+    parts = []
+    if not total:
+        parts.append("no sentence to check")
+    elif not cov.cited:
+        parts.append(f"none of the {total} sentences cites a verified source")
+    else:
+        backed = f"{cov.supported} of {total} {'sentence' if total == 1 else 'sentences'} backed by the quoted text"
+        if cov.partial:
+            backed += f", {len(cov.partial)} partly"
+        if cov.unsupported:
+            backed += f", {len(cov.unsupported)} not backed"
+        parts.append(backed)
+        if cov.cited < total:
+            parts.append(f"{total - cov.cited} without a verified citation")
+        if not cov.relevant:
+            parts.append("the sources may not address the question")
+    who = "extractive answer (no model)" if answer.backend == "extractive" else f"answer by {answer.backend}"
+    parts.append(who + (f", {answer.model}" if answer.model and answer.backend != "extractive" else ""))
+    return " · ".join(parts)
 
 
 def register(app: typer.Typer) -> None:

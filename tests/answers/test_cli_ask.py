@@ -41,10 +41,29 @@ def test_terminal_shows_markers_and_sources(run, tmp_path):
     page = tmp_path / "answer.html"
     result = run(QUESTION, "--html", str(page))
     assert result.exit_code == 0, result.output
-    assert "[1]" in result.stdout and "✓" in result.stdout and "coverage 100%" in result.stdout
-    assert "Reglamento de los Artículos 121 y 122" in " ".join(result.stdout.split()) and ", art. " in result.stdout
+    answer = json.loads(run(QUESTION, "--json").stdout)
+    lines = result.stdout.splitlines()
+    # the answer's text once, with its markers, on one line (stdout is not a terminal: nothing hard-wrapped)
+    first = answer["content"][0]["text"].strip()
+    assert lines[0].startswith(first) and "[1]" in lines[0], lines
+    assert result.stdout.count(first) == 1  # an extractive sentence is its own quote: never printed twice
+    # the sources: a numbered list of the labels the answer carries, each whole on its line
+    cites = [c for seg in answer["content"] for c in seg["citations"]]
+    assert f"1. {cites[0]['label']}" in lines, lines
+    # a plain-words footer
+    cov = answer["coverage"]
+    assert f"{cov['supported']} of {cov['sentences']} sentence" in lines[-1] and "backed by the quoted text" in lines[-1]
+    assert "coverage" not in result.stdout and "relevance 0." not in result.stdout
     html = page.read_text(encoding="utf-8")
     assert html.startswith("<!doctype html>") and 'class="cite verified"' in html and 'id="src-1"' in html
+
+
+def test_a_long_answer_in_a_pipe_is_not_wrapped(run, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "40")  # even a narrow terminal width does not cut lines that go to a pipe
+    result = run(QUESTION)
+    assert result.exit_code == 0
+    label_lines = [line for line in result.stdout.splitlines() if line.startswith("1. ")]
+    assert label_lines and len(label_lines[0]) > 40 and ", p. " in label_lines[0], result.stdout
 
 
 def test_unknown_answerer_and_bad_filter_fail_cleanly(run):
