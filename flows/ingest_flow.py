@@ -30,6 +30,7 @@ from flows.run_log import record_run
 from flows.tasks import (ANTHROPIC_LIMIT, ANTHROPIC_SLOTS, index_file, open_index, optimize_index, run_logger,
                          send_file, tracked)
 from ingest.contextualize import PROMPT_VERSION
+from retrieval.originals import source_key
 from retrieval.settings import Settings
 
 FILE_WORKERS = 2  # files in flight: one parses while another chunks/embeds (each stage is locked per process)
@@ -50,11 +51,11 @@ def context_mode(settings: Settings, requested: bool | None) -> tuple[ContextMod
     return ContextMode.on, f"blurbs by {settings.anthropic_model} (prompt {PROMPT_VERSION})"
 
 
-def indexed_documents(index, sha256: str, mode: ContextMode) -> list[str] | None:
+def indexed_documents(index, sha256: str, mode: ContextMode, source: str | None = None) -> list[str] | None:
     """The ids of the file's documents when the index holds them all, complete and made as this run would make
     them; None when the file must be (re)indexed. The index alone says so (`retrieval.index.Index.
     indexed_documents`, which the serving owner asks too)."""
-    return index.indexed_documents(sha256, with_blurbs=mode is ContextMode.on)
+    return index.indexed_documents(sha256, with_blurbs=mode is ContextMode.on, source=source)
 
 
 def ensure_anthropic_limit() -> None:
@@ -108,7 +109,7 @@ def _slot(item: Candidate, owner, index, settings: Settings, mode: ContextMode, 
         args = dict(path=path, name=item.path.name, sha256=item.sha256, owner=owner,
                     use_context=mode is ContextMode.on)
         return item, _submit_file(send_file, args, pool)
-    doc_ids = indexed_documents(index, item.sha256, mode)
+    doc_ids = indexed_documents(index, item.sha256, mode, source_key(item.path))  # a twin file joins its documents
     if doc_ids is not None:
         return FileOutcome(path=path, status=FileStatus.cached, from_cache=True, sha256=item.sha256,
                            link=item.link, doc_ids=doc_ids, documents=len(doc_ids))

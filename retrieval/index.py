@@ -399,7 +399,7 @@ class Index:
     def has_document(self, doc_id: str) -> bool:
         return self.store.has_document(doc_id)
 
-    def indexed_documents(self, sha256: str, with_blurbs: bool) -> list[str] | None:
+    def indexed_documents(self, sha256: str, with_blurbs: bool, source: str | None = None) -> list[str] | None:
         """The ids of a file's documents when this index holds every one of them complete and made as an ingest
         now would make them; None when the file must be (re)indexed. The one place that says "this file is
         indexed" (the ingest flow and the serving owner both ask it):
@@ -411,6 +411,11 @@ class Index:
         - the embedding model and the BM25 analysis are the index's own (it refuses to open with others);
         - blurbs: the first chunk carries a `context` exactly when the file was indexed with them (`with_blurbs`);
         - the ingest version: each document records the `ingest.INGEST_VERSION` that made it.
+
+        With `source` (the source key of the file asked about), an indexed file also becomes that source's current
+        version (`Originals.share`), so a twin — the same bytes under another path — keeps the documents when the
+        first path changes. A source whose current version is other bytes is None: re-indexing it replaces that
+        version, as any change of a source does.
         """
         from ingest import INGEST_VERSION
 
@@ -422,6 +427,8 @@ class Index:
             return None
         first = self.chunk(f"{doc_ids[0]}:00000")
         if first is None or bool(first.context) != with_blurbs:
+            return None
+        if source is not None and not self.originals.share(source, sha256, doc_ids):
             return None
         return doc_ids
 

@@ -226,6 +226,25 @@ class Originals:
         entry = self._source(key)
         return entry.get("sha256") if entry else None
 
+    def share(self, key: str, sha256: str, doc_ids: Iterable[str]) -> bool:
+        """Source `key` holds the bytes `sha256`, already indexed as `doc_ids` (a twin of another source, or the
+        same file asked again): record it as the source's current version and as one of the sources those
+        documents stay for. False when the source's current version is other bytes (that is a replacement: the
+        caller re-indexes through `Index.upsert_documents`)."""
+        if self.kept(sha256) is None:
+            return True  # nothing kept (an index from before originals, a store without them): nothing to share
+        with self.lock:
+            current = self.current(key)
+            if current not in (None, sha256):
+                return False
+            refs = self.refs(sha256)
+            new = Refs(refs.doc_ids | set(doc_ids), refs.sources | {key})
+            if new != refs:
+                self._save_refs(sha256, new)
+            if current is None:
+                _write_json(self._source_path(key), {"key": key, "sha256": sha256})
+        return True
+
     def begin(self, key: str, sha256: str) -> str | None:
         """Before writing documents of `sha256` from source `key`: the version they replace (journalled as an
         intent), or None when this is the source's first version or its current one (nothing to replace)."""

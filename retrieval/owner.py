@@ -120,10 +120,10 @@ class Owner:
         params: dict[str, Any] = {"name": name}
         if context is not None:
             params["context"] = str(context).lower()
+        params["source"] = source_key(path)  # an indexed twin joins its documents; a new version replaces the old
         known = self.call("GET", f"/ingest/{sha256}", http, ok=(404,), params=params)
         if known.status_code == 200:
             return known.json()
-        params["source"] = source_key(path)
         with open(path, "rb") as fh:
             response = self.call("POST", "/ingest", http, params=params, content=_blocks(fh),
                                  headers={"Content-Type": "application/pdf"})

@@ -173,9 +173,10 @@ class Ingester:
         wanted = self.settings.context if context is None else context
         return bool(wanted) and bool(self.settings.anthropic_api_key)
 
-    def indexed(self, path: str, sha256: str, context: bool | None) -> FileOutcome | None:
-        """The `cached` outcome when the index already holds this file as it would be indexed now, else None."""
-        doc_ids = self.index.indexed_documents(sha256, with_blurbs=self.use_context(context))
+    def indexed(self, path: str, sha256: str, context: bool | None, source: str | None = None) -> FileOutcome | None:
+        """The `cached` outcome when the index already holds this file as it would be indexed now, else None; with
+        `source`, the file becomes that source's current version too (a twin keeps the documents)."""
+        doc_ids = self.index.indexed_documents(sha256, with_blurbs=self.use_context(context), source=source)
         if doc_ids is None:
             return None
         return FileOutcome(path=path, status=FileStatus.cached, from_cache=True, sha256=sha256, doc_ids=doc_ids,
@@ -190,7 +191,7 @@ class Ingester:
     def _run(self, path: Path, sha256: str, context: bool | None, source: str | None) -> FileOutcome:
         t0 = time.perf_counter()
         try:
-            cached = self.indexed(str(path), sha256, context)  # asked in the job: a file sent twice is done once
+            cached = self.indexed(str(path), sha256, context, source)  # asked in the job: a file sent twice is done once
             if cached is not None:
                 return cached
             prepared = self._prepare(path, sha256, self.use_context(context))

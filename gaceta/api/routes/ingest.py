@@ -68,16 +68,22 @@ def _response(index, outcome, name: str, settings: Settings) -> Response:
                                     "description": "Not indexed (or not as it would be indexed now): POST the file."}},
 )
 def ingest_known(
+    request: Request,
     sha256: Annotated[str, Path(pattern="^[0-9a-f]{64}$", description="The file's sha256, lowercase hex.")],
     name: Annotated[str, Query(max_length=300, description="The file's name, for the outcome's path.")] = "",
     context: Annotated[bool | None, Query(description="Contextual blurbs (unset: the server's GACETA_CONTEXT).")] = None,
+    source: Annotated[str | None, Query(min_length=1, max_length=4096, description=(
+        "The file's identity at the sender: an indexed file becomes that source's current version too (a twin "
+        "file keeps its documents). Heeded only from a caller holding the API key or the owner's token."))] = None,
     index=Depends(get_index),
     ingester=Depends(get_ingester),
     settings: Settings = Depends(get_settings),
 ) -> Response:
     """Asked before an upload: the index's own answer (`Index.indexed_documents`), so an unchanged file costs its
     hash and this look-up, not its bytes."""
-    outcome = ingester.indexed(name, sha256, context)
+    # A GET changes nothing for an untrusted caller (any web page may send one).
+    key = source if source is not None and trusted(request, settings) else None
+    outcome = ingester.indexed(name, sha256, context, key)
     if outcome is None:
         raise HTTPException(404, "not indexed: send the file with POST /ingest")
     return _response(index, outcome, name, settings)
