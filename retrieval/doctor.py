@@ -21,6 +21,7 @@ Rebuilt documents have no contextual blurbs (an ingest with GACETA_CONTEXT=on ad
 
 from __future__ import annotations
 
+import json
 import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -217,6 +218,24 @@ def examine(index: Index) -> DoctorReport:
             problems.append(Problem(kind="stale_ledger", subject=sha,
                                     detail=f"the ledger lists documents that are not in the index: {_names(stale)}"))
 
+    for entry_path in sorted(index.originals.sources_dir.glob("*/*.json")):
+        entry = _read_entry(entry_path)
+        if entry is None or entry.get("incoming") or entry.get("retiring"):
+            continue  # a replacement under way is recovery's (at open), not the doctor's
+        sha = entry.get("sha256")
+        if not (index.originals.refs(sha).doc_ids & known if isinstance(sha, str) and len(sha) == 64 else set()):
+            problems.append(Problem(kind="source_without_documents", subject=str(entry.get("key", entry_path.stem)),
+                                    detail=f"the source's current version ({str(sha)[:12]}…) has no documents in "
+                                           f"the index: ingest the file again"))
+
+    # Uploads live until their file is indexed or fails (`gaceta.api.ingest`); the doctor runs only while no
+    # server does, so anything left under uploads/ is an orphan (a crash mid-upload or mid-ingest).
+    uploads = index.settings.home / "uploads"
+    for path in sorted(uploads.rglob("*")) if uploads.is_dir() else []:
+        if path.is_file():
+            problems.append(Problem(kind="orphan_upload", subject=str(path.relative_to(index.settings.home)),
+                                    detail=f"an upload no ingest is reading ({path.stat().st_size} bytes)"))
+
     meta = index.store._meta()
     terms = sum(int(p.get("bm25_len", 0)) for p in index.store._scroll(Where(), ["bm25_len"]))
     if (meta.get("bm25_terms"), meta.get("bm25_chunks")) != (terms, points.total) or (
@@ -225,6 +244,14 @@ def examine(index: Index) -> DoctorReport:
                                 detail=f"records {meta.get('bm25_chunks')} chunks / {meta.get('bm25_terms')} BM25 terms"
                                        f", the points have {points.total} / {terms}"))
     return report
+
+
+def _read_entry(path: Path) -> dict | None:
+    try:
+        entry = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return entry if isinstance(entry, dict) else None
 
 
 def repair(index: Index, report: DoctorReport) -> DoctorReport:
@@ -253,6 +280,19 @@ def repair(index: Index, report: DoctorReport) -> DoctorReport:
             elif problem.kind == "unreferenced_original" and not originals.refs(problem.subject).doc_ids:
                 originals.path(problem.subject).unlink(missing_ok=True)
                 problem.repaired, problem.repair = True, "the file was removed"
+        for problem in report.problems:
+            if problem.kind == "orphan_upload":
+                path = index.settings.home / problem.subject
+                path.unlink(missing_ok=True)
+                for folder in (path.parent, path.parent.parent):
+                    try:
+                        folder.rmdir()  # its sha256 folder, then uploads/, once empty
+                    except OSError:
+                        break
+                problem.repaired, problem.repair = True, "the upload was removed"
+            elif problem.kind == "source_without_documents":
+                originals._source_path(problem.subject).unlink(missing_ok=True)
+                problem.repaired, problem.repair = True, "the source's ledger entry was removed"
         for problem in report.problems:
             if problem.kind == "meta_totals":
                 index.store.recount()
