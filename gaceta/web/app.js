@@ -126,6 +126,39 @@ function renderReferences(references) {
   box.append(el("span", "understood-lead", "Entendido: "), document.createTextNode(shown.join("; ")));
 }
 
+// Document text as a reader sees it: the Markdown heading marks ("###### Artículo 27.") and emphasis marks out.
+function plain(text) {
+  return String(text || "").replace(/^[ \t]{0,3}#{1,6}[ \t]+/gm, "").replace(/\*\*|__/g, "");
+}
+
+// The page view a citation or a source opens: a real address (a new tab, a brief) of the highlighted PDF page.
+function pageHref(docId, page, start, end) {
+  const span = start !== undefined && start !== null && end > start ? "?highlight=" + start + "-" + end : "";
+  return "/documents/" + encodeURIComponent(docId) + "/pages/" + page + span;
+}
+
+function citationHref(citation) {
+  const page = (citation.pages && citation.pages[0]) || 1;
+  return pageHref(citation.doc_id, page, citation.start, citation.end);
+}
+
+function hitHref(hit) {
+  return pageHref(hit.document.doc_id, hit.chunk.pages[0] || hit.document.pdf_pages[0], hit.chunk.start, hit.chunk.end);
+}
+
+// A link that opens the side panel on a plain click, and the page view itself in a new tab (ctrl/cmd/shift/middle
+// click, "open in new tab", or when copied).
+function link(className, text, href, onOpen) {
+  const a = el("a", className, text);
+  a.href = href;
+  a.addEventListener("click", (e) => {
+    if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    onOpen();
+  });
+  return a;
+}
+
 function el(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
@@ -210,16 +243,14 @@ function addCitation(segIndex, citation) {
     n = state.citations.length;
     state.citationNumbers.set(key, n);
   }
-  const marker = el("sup", "cite" + (citation.verified ? "" : " unverified"), n);
-  marker.tabIndex = 0;
+  const marker = link("cite" + (citation.verified ? "" : " unverified"), n, citationHref(citation),
+    () => openPanel(citation));
   marker.dataset.n = String(n);
   if (!citation.verified) marker.title = "Cita no verificada contra la fuente";
   marker.addEventListener("mouseenter", () => showTooltip(marker, citation));
   marker.addEventListener("focus", () => showTooltip(marker, citation));
   marker.addEventListener("mouseleave", hideTooltip);
   marker.addEventListener("blur", hideTooltip);
-  marker.addEventListener("click", () => openPanel(citation));
-  marker.addEventListener("keydown", (e) => { if (e.key === "Enter") openPanel(citation); });
   segment(segIndex).cites.append(marker);
   if (!$("citation-" + n)) renderCitation(n, citation);
 }
@@ -229,42 +260,52 @@ function addCitation(segIndex, citation) {
 function renderCitation(n, citation) {
   const item = el("li");
   item.id = "citation-" + n;
-  const label = el("button", "cite-label", citationLabel(citation));
-  label.type = "button";
-  label.addEventListener("click", () => openPanel(citation));
-  item.append(label, " ", el("span", "badge" + (citation.verified ? "" : " unverified"),
-    citation.verified ? "verificada" : "no verificada"));
+  const label = link("cite-label", citationLabel(citation), citationHref(citation), () => openPanel(citation));
+  item.append(label);
+  if (!citation.verified) item.append(" ", el("span", "badge unverified", "no verificada"));
   const source = sourceFor(citation);
   const path = source && breadcrumb(source.chunk, source.document);
   if (path) item.append(path);
-  item.append(el("blockquote", "cite-quote", citation.cited_text));
+  // the quote only where it adds to the answer: an extractive answer's sentence is its own quote
+  if (!citation.verified || !fold($("answer").textContent).includes(fold(citation.cited_text))) {
+    item.append(el("blockquote", "cite-quote", plain(citation.cited_text)));
+  }
   const notes = notesList(citation.notes);
   if (notes) item.append(notes);
   $("citations").append(item);
   $("citations-box").hidden = false;
 }
 
+// The sources, one entry per provision: hits of the same document under the same headings (the same article) are
+// one entry; each distinct citation label in it is a link to its highlighted page, none repeated.
 function renderSources(hits) {
   state.sources = hits;
   const list = $("sources");
   list.replaceChildren();
+  const groups = new Map();
   for (const hit of hits) {
+    const key = hit.document.doc_id + "|" + crumbs(hit.chunk, hit.document).join(" › ");
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(hit);
+  }
+  for (const group of groups.values()) {
     const item = el("li");
-    const title = el("button", "source-title", hitLabel(hit));
-    title.type = "button";
-    title.title = hit.document.title;
-    title.addEventListener("click", () => openPanel(null, hit));
-    item.append(title);
-    if (hit.via === "reference") {
-      const badge = el("span", "badge via", "por referencia");
-      badge.title = "Encontrada por la referencia legal de la pregunta";
-      item.append(" ", badge);
+    const labels = new Set();
+    const first = group[0];
+    for (const hit of group) {
+      const label = hitLabel(hit);
+      if (labels.has(label)) continue;
+      labels.add(label);
+      if (labels.size > 1) item.append(el("span", "source-sep", " · "));
+      item.append(link(labels.size === 1 ? "source-title" : "source-title more", label, hitHref(hit),
+        () => openPanel(null, hit)));
     }
-    const path = breadcrumb(hit.chunk, hit.document);
+    const path = breadcrumb(first.chunk, first.document);
     if (path) item.append(path);
-    const named = hitLabel(hit).startsWith(hit.document.label);  // "Ley de Amparo, art. 17 …" already says it
-    const pages = "pág. " + hit.chunk.pages.join(", ");
-    const meta = [named ? null : hit.document.label, hit.document.publication_date, pages].filter(Boolean).join(" · ");
+    const named = [...labels].every((l) => fold(l).startsWith(fold(first.document.label)));
+    const pages = [...new Set(group.flatMap((h) => h.chunk.pages))].sort((a, b) => a - b);
+    const meta = [named ? null : first.document.label, first.document.publication_date,
+      (pages.length > 1 ? "págs. " : "pág. ") + pages.join(", ")].filter(Boolean).join(" · ");
     item.append(el("div", "source-meta", meta));
     list.append(item);
   }
@@ -342,10 +383,12 @@ function markUncited(coverage) {
 
 function showTooltip(marker, citation) {
   const source = sourceFor(citation);
-  $("tooltip-quote").textContent = citation.cited_text;
+  $("tooltip-quote").textContent = plain(citation.cited_text);
   $("tooltip-notes").replaceChildren(...(citation.notes || []).map((note) => el("li", null, squash(note.text))));
   $("tooltip-notes").hidden = !(citation.notes && citation.notes.length);
-  $("tooltip-doc").textContent = citationLabel(citation) + (source && source.document.label ? " — " + source.document.label : "");
+  const label = citationLabel(citation);
+  const doc = source && source.document.label;
+  $("tooltip-doc").textContent = doc && !fold(label).includes(fold(doc)) ? label + " — " + doc : label;
   const tip = $("tooltip");
   tip.hidden = false;
   const box = marker.getBoundingClientRect();
@@ -374,20 +417,23 @@ async function openPanel(citation, hit) {
   metaRow(meta, "Emisor", doc.issuing_body);
   metaRow(meta, "Fecha", doc.publication_date);
   metaRow(meta, "Tipo", doc.doc_type);
-  metaRow(meta, "Edición", [doc.label, doc.section].filter(Boolean).join(" · "));
+  const edition = [doc.label, doc.section].filter(Boolean).join(" · ");
+  if (!fold(doc.title).includes(fold(doc.label))) metaRow(meta, "Edición", edition);  // a law's label is its name
   metaRow(meta, "Cita", citation ? citationLabel(citation) : hitLabel(hit));
-  metaRow(meta, "Apartado", crumbs(chunk, doc).join(" › "));
   metaRow(meta, "Páginas", (citation ? citation.pages : chunk.pages).join(", "));
-  if (citation) metaRow(meta, "Verificación", citation.verified ? "verificada (" + Math.round(citation.score) + ")" : "no verificada");
+  if (citation) metaRow(meta, "Verificación", citation.verified ? "cita verificada en el texto oficial" : "cita NO verificada");
+  const where = crumbs(chunk, doc);
+  $("panel-crumbs").textContent = where.join(" › ");
+  $("panel-crumbs").hidden = where.length === 0;
 
   const context = $("panel-context");
   if (citation && citation.start >= chunk.start && citation.end <= chunk.end) {
     const a = citation.start - chunk.start;
     const b = citation.end - chunk.start;
-    context.replaceChildren(document.createTextNode(clip(chunk.text.slice(0, a), -400)),
-      el("mark", "quote", chunk.text.slice(a, b)), document.createTextNode(clip(chunk.text.slice(b), 400)));
+    context.replaceChildren(document.createTextNode(plain(clip(chunk.text.slice(0, a), -400))),
+      el("mark", "quote", plain(chunk.text.slice(a, b))), document.createTextNode(plain(clip(chunk.text.slice(b), 400))));
   } else {
-    context.replaceChildren(document.createTextNode(citation ? citation.cited_text : chunk.text));
+    context.replaceChildren(document.createTextNode(plain(citation ? citation.cited_text : chunk.text)));
   }
   const notes = notesList(citation ? citation.notes : chunk.notes);
   $("panel-notes").replaceChildren(...(notes ? notes.childNodes : []));
@@ -395,8 +441,10 @@ async function openPanel(citation, hit) {
 
   $("panel").hidden = false;
   const page = citation ? citation.pages[0] : chunk.pages[0];
-  const query = citation ? "?highlight=" + citation.start + "-" + citation.end : "";
-  await showPage("/documents/" + encodeURIComponent(doc.doc_id) + "/pages/" + page + ".png" + query, page);
+  const href = citation ? citationHref(citation) : hitHref(hit);
+  $("panel-open").href = href;
+  const [path, query] = href.split("?");
+  await showPage(path + ".png" + (query ? "?" + query : ""), page);
 }
 
 function clip(text, n) {
@@ -461,6 +509,7 @@ function reset() {
   $("quotes").replaceChildren();
   $("quotes-box").hidden = true;
   $("panel").hidden = true;
+  $("permalink").hidden = true;
   hideTooltip();
 }
 
@@ -499,14 +548,63 @@ async function ask(event) {
       else if (name === "coverage") markUncited(data.coverage);
       else if (name === "error") setStatus(data.message, true);
       else if (name === "done") {
-        const answer = data.answer;
-        if (answer.references && answer.references.length) renderReferences(answer.references);
-        const notes = [];
-        if (!answer.found) notes.push("No se encontró nada pertinente en el índice.");
-        if (answer.fallback_reason) notes.push("Respuesta extractiva: " + answer.fallback_reason);
-        setStatus(notes.join(" ") || "Respuesta de «" + answer.backend + "».");
+        finished(data.answer);
       }
     }
+  } catch (err) {
+    setStatus("Se perdió la conexión con el servidor: " + err.message, true);
+  } finally {
+    $("ask").disabled = false;
+  }
+}
+
+// What kind of answer it is, in a lawyer's words, and a permanent link to it (the page with ?q=).
+const BACKEND_TEXT = {
+  extractive: "Respuesta extractiva: frases tomadas tal cual de las fuentes",
+  claude: "Respuesta redactada por Claude, con cada cita verificada en el texto oficial",
+  tags: "Respuesta redactada por un modelo, con cada cita verificada en el texto oficial",
+  tools: "Respuesta redactada por un modelo, con cada cita verificada en el texto oficial",
+};
+
+function finished(answer) {
+  if (answer.references && answer.references.length) renderReferences(answer.references);
+  let text = BACKEND_TEXT[answer.backend] || "Respuesta";
+  if (!answer.found) text += ". No se encontró nada pertinente en el índice";
+  if (answer.fallback_reason) text += " (" + answer.fallback_reason + ")";
+  setStatus(text + ".");
+  const permalink = $("permalink");
+  permalink.href = "/?q=" + encodeURIComponent($("question").value.trim());
+  permalink.hidden = false;
+}
+
+// A whole answer at once (POST /ask's shape, or the stream's `done`): what a linked question shows. One plain request
+// the browser waits for (a headless browser with a virtual-time budget, a link preview), not a stream it may cut.
+function renderAnswer(answer) {
+  renderSources(answer.sources || []);
+  renderReferences(answer.references);
+  answer.content.forEach((seg, i) => {
+    segment(i).text.append(document.createTextNode(seg.text));
+    for (const c of seg.citations) addCitation(i, c);
+  });
+  markUncited(answer.coverage);
+  finished(answer);
+}
+
+async function askOnce(question) {
+  reset();
+  $("ask").disabled = true;
+  setStatus("Buscando y redactando…");
+  try {
+    const response = await fetch("/ask", {
+      method: "POST",
+      headers: Object.assign({ "Content-Type": "application/json" }, authHeaders()),
+      body: JSON.stringify({ question }),
+    });
+    if (!response.ok) {
+      setStatus(await errorMessage(response), true);
+      return;
+    }
+    renderAnswer(await response.json());
   } catch (err) {
     setStatus("Se perdió la conexión con el servidor: " + err.message, true);
   } finally {
@@ -702,6 +800,6 @@ document.addEventListener("DOMContentLoaded", () => {
   const linked = new URLSearchParams(window.location.search).get("q");
   if (linked && linked.trim()) {
     $("question").value = linked.trim();
-    ask(null);
+    askOnce(linked.trim());
   }
 });

@@ -1,16 +1,20 @@
 """The web page in a real browser (Debian's chromium driven by Playwright): ask, see markers, hover, open the panel,
 see the highlighted page; a linked question (`/?q=…`) answers itself with citation labels and breadcrumbs; and a PDF
-whose text is HTML/JS shows up as text, with no script run."""
+whose text is HTML/JS shows up as text, with no script run. Issue 28: markers and sources are `<a href>` links to the
+page view of the highlighted page; the panel shows plain text under a breadcrumb (no Markdown marks); sources are
+unique; a headless chromium with a virtual-time budget (what screenshots and link previews use) gets the answer."""
 
 from __future__ import annotations
 
 import re
+import subprocess
 from urllib.parse import parse_qs, quote, urlparse
 
+import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.api.conftest import XSS_IMG, XSS_SCRIPT
+from tests.api.conftest import CHROMIUM, CHROMIUM_FLAGS, XSS_IMG, XSS_SCRIPT
 
 
 @pytest.fixture
@@ -33,7 +37,7 @@ def ask(page: Page, question: str) -> None:
 
 def test_ask_hover_and_check_a_citation(page, tmp_path):
     ask(page, "¿Dentro de qué plazo puede el sindicato formular objeciones a la declaración anual?")
-    markers = page.locator("#answer sup.cite")
+    markers = page.locator("#answer a.cite")
     assert markers.count() >= 1
     assert page.locator("#sources li").count() >= 1
 
@@ -75,12 +79,13 @@ def test_a_linked_question_answers_with_labels_and_breadcrumbs(browser, live_url
     assert understood.inner_text().startswith("Entendido: art. 16")
 
     # Each citation as a lawyer cites it: document, article, page; the marker's number is the list's.
-    assert page.locator("#answer sup.cite").count() >= 1
+    assert page.locator("#answer a.cite").count() >= 1
     label = page.locator("#citations li .cite-label").first.inner_text()
     print("label:", label)
     assert re.search(r"reglamento", label, re.I) and re.search(r"\bp\. \d+$", label)
     assert re.search(r"\bart\. 16\b", label)
-    assert page.locator("#citations li blockquote").first.inner_text().strip()
+    # an extractive sentence is its own quote: the list does not print it a second time
+    assert page.locator("#citations li blockquote").count() == 0
 
     # Where each source sits, as a breadcrumb of plain headings: no Markdown marks, no running headers.
     crumbs = page.locator("#sources li .crumbs").all_inner_texts()
@@ -111,7 +116,7 @@ def test_a_linked_question_answers_with_labels_and_breadcrumbs(browser, live_url
 def test_document_markup_is_shown_as_text_and_never_run(page):
     ask(page, "¿En qué mes se cosechan las zarzamoras del huerto comunitario y cada cuánto ocurre el riego?")
     shown = page.locator("#answer").inner_text() + page.locator("#sources").inner_text()
-    page.locator("#answer sup.cite").first.click()
+    page.locator("#answer a.cite").first.click()
     page.wait_for_selector("#panel-image.loaded", timeout=30_000)
     shown += page.locator("#panel-context").inner_text()
     assert XSS_SCRIPT in shown or XSS_IMG in shown
@@ -133,5 +138,90 @@ def test_uncited_sentences_are_marked_when_coverage_is_flagged(browser, claude_l
     expect(page.locator("#status")).to_have_text(re.compile(r"^Respuesta"), timeout=60_000)
     expect(page.locator("#coverage")).to_have_class(re.compile("flagged"))
     assert page.locator("#answer mark.uncited").all_inner_texts() == UNCITED
-    assert page.locator("#answer sup.cite").count() == 1  # the late citation found its segment
+    assert page.locator("#answer a.cite").count() == 1  # the late citation found its segment
     context.close()
+
+
+PLAZO = "¿Dentro de qué plazo puede el sindicato formular objeciones a la declaración anual?"
+PAGE_LINK = re.compile(r"^/documents/([^/]+)/pages/(\d+)\?highlight=(\d+)-(\d+)$")
+
+
+def test_markers_and_sources_are_links_to_the_highlighted_page(page, live_url):
+    ask(page, PLAZO)
+    answer = httpx.post(f"{live_url}/ask", json={"question": PLAZO}, timeout=120).json()
+    cites = [c for seg in answer["content"] for c in seg["citations"]]
+    markers = page.locator("#answer a.cite")
+    assert markers.count() == len(cites) >= 1
+    for i, citation in enumerate(cites):
+        href = markers.nth(i).get_attribute("href")
+        doc_id, n, start, end = PAGE_LINK.match(href).groups()
+        assert (doc_id, int(n), int(start), int(end)) == (citation["doc_id"], citation["pages"][0],
+                                                          citation["start"], citation["end"])
+    # the numbered list's labels are the same links
+    assert page.locator("#citations li a.cite-label").first.get_attribute("href") == markers.first.get_attribute("href")
+
+    # the link opens a page of its own (a new tab, a brief): the highlighted page image and the cited words
+    view = page.context.new_page()
+    view.goto(live_url + markers.first.get_attribute("href"))
+    expect(view.locator("h1")).to_have_text(re.compile("REGLAMENTO", re.I))
+    image = view.locator("#page-image")
+    expect(image).to_have_attribute("src", re.compile(r"\.png\?highlight=\d+-\d+$"))
+    view.wait_for_load_state("load")
+    assert view.evaluate("document.getElementById('page-image').naturalWidth") > 500
+    png = httpx.get(live_url + image.get_attribute("src"), timeout=60)
+    assert png.status_code == 200 and int(png.headers["X-Highlighted-Words"]) > 0
+    quoted = " ".join(view.locator("blockquote").inner_text().split())
+    assert " ".join(cites[0]["cited_text"].split())[:60].lstrip("# ") in quoted, quoted
+    view.close()
+
+    # each source is a link to its page too; no entry twice
+    titles = page.locator("#sources a.source-title")
+    hrefs = [titles.nth(i).get_attribute("href") for i in range(titles.count())]
+    assert hrefs and all(re.match(r"^/documents/[^/]+/pages/\d+(\?highlight=\d+-\d+)?$", h) for h in hrefs)
+    assert len(set(hrefs)) == len(hrefs)
+    texts = titles.all_inner_texts()
+    assert len(set(texts)) == len(texts), texts
+    assert page.locator("#sources li").count() <= len(answer["sources"])
+
+
+def test_the_context_panel_shows_plain_text_under_a_breadcrumb(page, live_url):
+    ask(page, PLAZO)
+    answer = httpx.post(f"{live_url}/ask", json={"question": PLAZO}, timeout=120).json()
+    first = answer["content"][0]["citations"][0] if answer["content"][0]["citations"] else \
+        next(c for seg in answer["content"] for c in seg["citations"])
+    chunk = httpx.get(f"{live_url}/chunks/{first['chunk_id']}", timeout=60).json()["chunk"]
+    assert re.search(r"(?m)^#{1,6} ", chunk["text"])  # the source's text carries Markdown heading marks
+    page.locator("#answer a.cite").first.click()
+    page.locator("#panel").wait_for(state="visible")
+    context = page.locator("#panel-context").inner_text()
+    assert context.strip() and "#" not in context and "**" not in context, context
+    crumbs = page.locator("#panel-crumbs").inner_text()
+    assert " › " in crumbs and "#" not in crumbs, crumbs
+    # words a lawyer uses: no internal names, no law named twice
+    status = page.locator("#status").inner_text()
+    assert "«" not in status and answer["backend"] not in status, status
+    assert "por referencia" not in page.locator("main").inner_text()
+    meta = page.locator("#panel-meta").inner_text()
+    title = page.locator("#panel-title").inner_text()
+    assert "Edición" not in meta or title.casefold() not in meta.casefold()
+    assert page.locator("#panel-open").get_attribute("href").startswith("/documents/")
+    # the permanent link is the page with the question
+    permalink = page.locator("#permalink").get_attribute("href")
+    assert linked_question("http://x" + permalink) == PLAZO
+
+
+def test_a_headless_screenshot_with_a_virtual_time_budget_shows_the_answer(live_url, tmp_path):
+    """What a screenshot tool or a link preview does: load `/?q=…` in headless chromium, let virtual time run out,
+    capture. The answer must be there by then (a linked question is one request the browser waits for)."""
+    answer = httpx.post(f"{live_url}/ask", json={"question": PLAZO}, timeout=120).json()
+    sentence = " ".join(answer["content"][0]["text"].split())
+    url = f"{live_url}/?q={quote(PLAZO)}"
+    flags = [str(CHROMIUM), "--headless", *CHROMIUM_FLAGS, "--window-size=1200,1600", "--virtual-time-budget=30000"]
+    dom = subprocess.run([*flags, "--dump-dom", url], capture_output=True, text=True, timeout=180)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    text = " ".join(re.sub(r"<[^>]+>", " ", dom.stdout.split('id="answer"', 1)[1].split("</article>")[0]).split())
+    assert sentence[:80] in text, text[:500]
+    assert "Buscando y redactando" not in dom.stdout
+    shot = tmp_path / "answer.png"
+    done = subprocess.run([*flags, f"--screenshot={shot}", url], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0 and shot.stat().st_size > 20_000, done.stderr[-2000:]

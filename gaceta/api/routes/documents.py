@@ -6,9 +6,12 @@ app installs it on the whole router)."""
 from __future__ import annotations
 
 import re
+from html import escape
 from typing import Annotated
+from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
+from fastapi.responses import HTMLResponse
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
@@ -133,3 +136,83 @@ def page_image(
     if image.box:
         headers["X-Highlight-Box"] = ",".join(f"{v:.4f}" for v in image.box)
     return Response(image.png, media_type="image/png", headers=headers)
+
+
+_VIEW_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; img-src 'self'; style-src 'self'; base-uri 'none'; "
+                               "form-action 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+MAX_VIEW_QUOTE = 2_000  # characters of the highlighted span the page view prints under the image
+
+
+def _plain(markdown: str) -> str:
+    """A span of the document's Markdown as a reader sees it: heading marks and emphasis out, spacing squashed."""
+    text = re.sub(r"(?m)^\s{0,3}#{1,6}\s+", "", markdown)
+    text = re.sub(r"\*\*|__", "", text)
+    return " ".join(text.split())
+
+
+@router.get(
+    "/documents/{doc_id}/pages/{n}", response_class=HTMLResponse, include_in_schema=True,
+    responses={200: {"content": {"text/html": {}}, "description": "A small HTML page: the page image with the span "
+                     "highlighted, the document's name and the highlighted text."}, **errors(404, 422)},
+    summary="A PDF page to read, with a cited span highlighted: the link a citation marker carries",
+)
+def page_view(
+    doc_id: Id,
+    n: Annotated[int, Path(ge=1, le=100_000, description="PDF page number (1-based) within the document's pages")],
+    highlight: Annotated[
+        str | None, Query(pattern=_SPAN.pattern, description="START-END: document Markdown offsets to highlight"),
+    ] = None,
+    index=Depends(get_index),
+) -> HTMLResponse:
+    """The page a citation's link opens (in a tab, pasted into a brief): the highlighted page image
+    (`/documents/{doc_id}/pages/{n}.png`), what document and page it is, the cited words as text, the next and
+    previous pages of the same document. Everything from the document is escaped text."""
+    doc = _document(index, doc_id)
+    first, last = doc.pdf_pages
+    if not page_in_document(doc, n):
+        raise HTTPException(404, f"page {n} is not in document {doc_id!r} (PDF pages {first}–{last})")
+    span = _parse_span(highlight, doc)
+    named = HitDocument.of(doc)  # the bounded names a hit carries
+    title = named.title
+    query = f"?highlight={span[0]}-{span[1]}" if span else ""
+    base = f"/documents/{quote(doc_id, safe='')}/pages"
+    facts = [f"Página {n} del PDF (páginas {first}–{last} del documento)"]
+    for value in (named.doc_type and str(getattr(named.doc_type, "value", named.doc_type)), named.issuing_body,
+                  named.publication_date and named.publication_date.isoformat()):
+        if value:
+            facts.append(str(value))
+    nav = []
+    if n > first:
+        nav.append(f'<a rel="prev" href="{base}/{n - 1}">← página {n - 1}</a>')
+    if n < last:
+        nav.append(f'<a rel="next" href="{base}/{n + 1}">página {n + 1} →</a>')
+    quoted = ""
+    if span:
+        words = _plain(doc.markdown[span[0]:span[1]])
+        if len(words) > MAX_VIEW_QUOTE:
+            words = words[:MAX_VIEW_QUOTE - 1] + "…"
+        quoted = f'<h2>Texto resaltado</h2>\n<blockquote class="cite-quote">{escape(words)}</blockquote>\n'
+    body = f"""<!doctype html>
+<html lang="es">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{escape(title)} — p. {n}</title>
+<link rel="stylesheet" href="/static/style.css">
+</head>
+<body class="page-view">
+<header><a class="home" href="/">gaceta</a></header>
+<main>
+<h1>{escape(title)}</h1>
+<p class="source-meta">{escape(" · ".join(facts))}</p>
+{quoted}<nav class="pages">{" ".join(nav)}</nav>
+<img id="page-image" src="{base}/{n}.png{query}" alt="Página {n} del PDF{' con el texto citado resaltado' if span else ''}">
+</main>
+</body>
+</html>
+"""
+    return HTMLResponse(body, headers=_VIEW_HEADERS)
