@@ -18,7 +18,9 @@ its ranks in use, compacted and numbered from 2, so a document without issuing b
     rank 7  articulo / clause   "Artículo 27.", "PRIMERO.-", "SEGUNDA.- RECURSOS."
 
 For articles and clauses only the label ("Artículo 1o.", "PRIMERO.-") becomes the heading; the text after it stays
-body text. The PDF outline, when present, promotes a line it names that the classifier missed; it is never required.
+body text — except an article's own title, which the BOE sets in italics after the label ("Artículo 4. *Capital social
+mínimo.*"): it is part of the heading (`Classified.title`), never a sentence of the article. A structural label
+starts with a capital letter: "título X, en la Ley…" at the start of a justified line is a sentence, not a TÍTULO. The PDF outline, when present, promotes a line it names that the classifier missed; it is never required.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("poder", re.compile(r"^(?:PODER\s+(?:EJECUTIVO|JUDICIAL|LEGISLATIVO)|ORGANISMOS\s+AUT[OÓ]NOMOS|"
                          r"AVISOS|AVISOS\s+JUDICIALES\s+Y\s+GENERALES|CONVOCATORIAS\s+PARA\s+CONCURSOS.*)\s*$")),
     ("libro", re.compile(r"^LIBRO\s+" + _NUM + r"\b", re.I)),
-    ("titulo", re.compile(r"^T[IÍ]TULO\s+" + _NUM + r"\b", re.I)),
+    ("titulo", re.compile(r"^T[IÍ]TULO\s+(?:" + _NUM + r"|PRELIMINAR)\b", re.I)),
     ("capitulo", re.compile(r"^CAP[IÍ]TULO\s+(?:" + _NUM + r"|[A-Z])\b", re.I)),
     ("seccion", re.compile(r"^SECCI[OÓ]N\s+(?:" + _NUM + r"|[A-Z])\b", re.I)),
     ("part", re.compile(r"^(?:ART[IÍ]CULOS?\s+)?(?:TRANSITORIOS?|CONSIDERANDOS?|DECLARACIONES|CL[AÁ]USULAS|"
@@ -63,9 +65,12 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
 _ARTICLE = re.compile(r"^(?:ART[IÍ]CULO|ART\.)\s+(?:\d+[o°º]?(?:[-\s]?[A-Z]\b)?|" + _ORD + r")"
                       r"(?:\s+(?:Bis|Ter|Qu[aá]ter|Quinquies))?\s*(?:\.\s*-|\.-|\.|-|–|:)", re.I)
 # An article label standing alone on its line ("Artículo 1" in a treaty), terminator optional.
-_ARTICLE_ALONE = re.compile(r"^(?:ART[IÍ]CULO|Art[ií]culo)\s+(?:\d+[o°º]?(?:[-\s]?[A-Z])?|" + _ORD + r")"
+_ARTICLE_ALONE = re.compile(r"^(?:ART[IÍ]CULO|Art[ií]culo|ARTICLE|Article)\s+(?:\d+[o°º]?(?:[-\s]?[A-Z])?|" + _ORD + r")"
                             r"(?:\s+(?:Bis|Ter|Qu[aá]ter|Quinquies))?\s*[.:\-–]?$")
+# The line that opens an EU act's recitals ("Whereas:", "Considerando lo siguiente:"): its preamble, whatever its type.
+_RECITALS = re.compile(r"^(?:Whereas|WHEREAS|Considerando\s+lo\s+siguiente)\s*:$")
 _ARTICLE_TITLE_WORDS = 12  # "Artículo 3. Currículo." (BOE): a label followed by a short title that ends the line
+_STYLED_TITLE_WORDS = 30  # an italic title after the label: the BOE's longest run to ~25 words
 _CLAUSE = re.compile(r"^" + _ORD + r"\s*(?:\.\s*-|\.-|-|–|\.)(?=\s|$)", re.I)
 _TITLE_OPENER = re.compile(r"^[A-ZÁÉÍÓÚÑÜ][A-ZÁÉÍÓÚÑÜ\-]{2,}(?:\s+[A-ZÁÉÍÓÚÑÜ\d][A-ZÁÉÍÓÚÑÜ\d\-/.]*)*\s+"
                            r"(?:[a-záéíóúñ(“\"]|[A-Z][a-záéíóúñ]+\s+[a-záéíóúñ])")
@@ -78,8 +83,9 @@ _BODY_START = re.compile(r"^(?:SECRETAR[IÍ]A|INSTITUTO|COMISI[OÓ]N|COMIT[EÉ]|
 @dataclass(slots=True)
 class Classified:
     kind: str
-    label: str  # heading text; for articles/clauses only their label
+    label: str  # heading text; for articles/clauses their label (and the article's own title, when it has one)
     rest: str = ""  # body text following the label on the same line
+    title: str | None = None  # an article's own title ("Capital social mínimo."), already part of `label`
 
 
 @lru_cache(maxsize=65536)
@@ -116,15 +122,20 @@ def classify(ln: Line, ctx: Context) -> Classified | None:
     if not text or len(text) > 400 or ln.vertical:
         return None
     strong = ln.bold or ln.caps > 0.85 or ln.size >= ctx.body * 1.15
-    if len(text) < 160 and (strong or _centred(ln, ctx)):  # a structural label stands out (most lines don't)
+    if len(text) < 160 and text[0].isupper() and (strong or _centred(ln, ctx)):  # a label stands out, capitalised
         for kind, pattern in _PATTERNS:
             if pattern.match(text):
                 if kind == PODER and not (ln.bold and ln.caps > 0.9):
                     continue
                 return Classified(kind, text)
+    if _RECITALS.match(text):
+        return Classified(PART, text)
     m = _ARTICLE.match(text)
     if m and text[0].isupper() and _article_heading(ln, text, text[m.end():].strip()):
-        return Classified(ARTICULO, m.group(0).strip(), text[m.end():].strip())
+        label, rest = m.group(0).strip(), text[m.end():].strip()
+        if _styled_title(ln, rest):
+            return Classified(ARTICULO, f"{label} {rest}", title=rest)
+        return Classified(ARTICULO, label, rest)
     if _ARTICLE_ALONE.match(text):
         return Classified(ARTICULO, text)
     if (ln.lead_bold or ln.caps > 0.9) and text[0].isupper():
@@ -156,6 +167,24 @@ def _article_heading(ln: Line, text: str, rest: str) -> bool:
     if ln.lead_bold or ln.caps > 0.9 or text[:8].isupper():
         return True
     return bool(rest) and rest[0].isupper() and rest.endswith(".") and len(rest.split()) <= _ARTICLE_TITLE_WORDS
+
+
+def _styled_title(ln: Line, rest: str) -> bool:
+    """Is the text after an article's label the article's title? It is when it is set apart in italics from the
+    label (the BOE: bold or roman label, italic title) and is a short phrase ending the line; a Mexican article's
+    first sentence follows its bold label in the body's roman type."""
+    return (bool(rest) and ln.tail_italic and (ln.lead_bold or not ln.italic)  # not a line set wholly in italics
+            and rest[0].isupper() and len(rest.split()) <= _STYLED_TITLE_WORDS)
+
+
+def title_below(label: Line, ln: Line, ctx: Context) -> bool:
+    """Is `ln` the title printed under an article label that stands alone ("Article 17" / "Right to erasure
+    ('right to be forgotten')", the EU's layout)? A short centred line right below it, set apart from the body by
+    weight or slant, that is no heading of its own."""
+    text = ln.text.strip()
+    return (ln.page == label.page and 0 <= ln.y0 - label.y1 < 1.5 * max(ln.height, label.height)
+            and _centred(ln, ctx) and (ln.bold or ln.italic) and bool(text) and text[0].isupper()
+            and len(text.split()) <= _STYLED_TITLE_WORDS and classify(ln, ctx) is None)
 
 
 def _outline_names(ln: Line, ctx: Context) -> bool:

@@ -112,6 +112,7 @@ class Evidence:
     dof_section: str | None = None
     dof_edition: str | None = None
     source_name: str = ""  # the file's name: a scanned document's last resort for a title, never evidence
+    enacted_by: Identity | None = None  # a law carried whole by a decree (`split_annexed_law`): that decree's identity
 
 
 @dataclass
@@ -328,7 +329,7 @@ def _boe(ev: Evidence) -> Identity | None:
         return None
     ident.issuing_body = _clean(" ".join(body)) or None
     ident.doc_type = type_of_title(ident.title) or DocType.otro
-    if m := re.match(r"^((?:Real\s+Decreto(?:-ley)?|Orden|Ley(?:\s+Org[áa]nica)?|Decreto|Resoluci[óo]n|Acuerdo)\s+"
+    if m := re.match(r"^((?:Real\s+Decreto(?:-ley|\s+Legislativo)?|Orden|Ley(?:\s+Org[áa]nica)?|Decreto|Resoluci[óo]n|Acuerdo)\s+"
                      r"(?:([A-Z]{2,5}/\d+/\d{4})|(\d+/\d{4})|de\s+\d{1,2}\s+de\s+\w+\s+de\s+\d{4}))", ident.title):
         ident.short_title = m.group(1)
         ident.number = m.group(2) or m.group(3)
@@ -535,12 +536,16 @@ def identify(ev: Evidence) -> Identity:
             ident.gazette, ident.publication_date = "DOF", ev.dof_date
             ident.edition, ident.section = ev.dof_edition, ev.dof_section
         return ident
-    if ev.dof and not _consolidated_header(ev):
+    if ev.enacted_by is not None:
+        ident = _annexed_law(ev, ev.enacted_by)
+    elif ev.dof and not _consolidated_header(ev):
         ident = _dof(ev)
     else:
         ident = (_consolidated(ev) or _boe(ev) or _numbered_act(ev) or _court(ev) or _generic(ev))
     if ident.doc_type is DocType.decreto and _REFORM.search(ident.title):
         ident.amends = _amended(ident.title)
+    if ident.short_title is None:
+        _spanish_act(ident)
     ident.title = bound(ident.title) or UNTITLED
     if ident.title == UNTITLED or not text_quality.is_words(ident.title):  # never a noise fragment ("SNE //Z")
         ident.title = bound(_fallback_title(ev, ident)) or UNTITLED
@@ -548,6 +553,65 @@ def identify(ev: Evidence) -> Identity:
     ident.issuing_body = bound(ident.issuing_body)
     ident.aliases = [a for a in (bound(alias) for alias in ident.aliases) if a]
     return ident
+
+
+# The law a decree enacts, as the decree's title names it: "…por el que se aprueba el texto refundido de la Ley de
+# Sociedades de Capital", "DECRETO por el que se expide la Ley General de …, y se reforman …".
+_ENACTS = re.compile(r"\b(?:aprueba|expide|promulga)n?\s+(?:el\s+|la\s+)?(?:texto\s+refundido\s+de\s+(?:la\s+|el\s+)?)?"
+                     r"((?:Ley|C[óo]digo|Estatuto|Reglamento)\b[^.;]*)", re.I)
+_REFUNDIDO = re.compile(r"^TEXTO\s+REFUNDIDO\s+DE\s+(LA\s+|EL\s+)?", re.I)
+
+
+def _annexed_law(ev: Evidence, decree: Identity) -> Identity:
+    """A law carried whole by the decree that enacts it: named as the decree's title spells it (the heading that
+    opens it is in capitals), typed by its own name, dated and issued as its decree."""
+    heading = " ".join((ev.edition_title or "").split())
+    own = _REFUNDIDO.sub("", heading)
+    name = legal_case(own)
+    for m in _ENACTS.finditer(decree.title):
+        words = m.group(1).split()
+        if fold(" ".join(words)).startswith(fold(own)):
+            name = " ".join(words[: len(own.split())]).rstrip(" ,")
+            break
+    refundido = _REFUNDIDO.match(heading)
+    title = f"Texto refundido de {(refundido.group(1) or '').lower()}{name}" if refundido else name
+    ident = Identity(title=title, doc_type=type_of_title(name) or DocType.ley, issuing_body=decree.issuing_body,
+                     short_title=name, gazette=decree.gazette, issue=decree.issue,
+                     publication_date=decree.publication_date, last_reform_date=decree.last_reform_date,
+                     edition=decree.edition, section=decree.section)
+    acronym = "".join(w[0] for w in re.findall(r"\b[A-ZÁÉÍÓÚ]\w+", name))
+    if len(acronym) >= 3:
+        ident.aliases.append(acronym.upper())
+    return ident
+
+
+# A Spanish act's title: rank, number and date, then its name ("Ley 1/2000, de 7 de enero, de Enjuiciamiento Civil.",
+# "Ley Orgánica 10/1995, de 23 de noviembre, del Código Penal.") or what it does ("…, por el que se aprueba …").
+_ES_ACT = re.compile(r"^((Real\s+Decreto(?:-ley|\s+Legislativo)?|Ley(?:\s+Org[áa]nica)?|Decreto(?:-ley)?|Orden)\s+"
+                     r"(?:[A-Z]{2,5}/)?(\d+/\d{4})),\s+de\s+\d{1,2}\s+de\s+\w+,\s+(.*?)\.?$")
+_OWN_NAME = re.compile(r"^(?:de\s+la\s+|del\s+|de\s+los\s+)((?:Ley|C[óo]digo|Estatuto)\b.*)$")
+
+
+def _spanish_act(ident: Identity) -> None:
+    """Short title, number and aliases of a Spanish act from its title: "Ley de Enjuiciamiento Civil" (LEC,
+    "Ley 1/2000"), "Código Penal" ("Ley Orgánica 10/1995"); an act named by what it does keeps its rank and number
+    ("Real Decreto Legislativo 1/2010")."""
+    m = _ES_ACT.match(" ".join(ident.title.split()))
+    if not m:
+        return
+    cited, rank, number, rest = m.groups()
+    ident.number = ident.number or number
+    name = None
+    if own := _OWN_NAME.match(rest):
+        name = own.group(1)
+    elif re.match(r"^de\s+[A-ZÁÉÍÓÚ]", rest):
+        name = f"{rank} {rest}"
+    ident.short_title = name or cited
+    if name:
+        ident.aliases.append(cited)
+        acronym = "".join(w[0] for w in re.findall(r"\b[A-ZÁÉÍÓÚ]\w+", name))
+        if len(acronym) >= 3:
+            ident.aliases.append(acronym.upper())
 
 
 def _fallback_title(ev: Evidence, ident: Identity) -> str:

@@ -41,6 +41,7 @@ class Line:
     caps: float  # share of upper-case letters among letters
     page: int
     vertical: bool = False
+    tail_italic: bool = False  # the last span is italic: a BOE article's title after its label ("Artículo 4. *Capital…*")
 
     @property
     def width(self) -> float:
@@ -83,20 +84,20 @@ def _make_line(spans: list[dict], bbox, page: int, vertical: bool = False) -> Li
         if not text:
             return None
         bold = _is_bold(span)
+        italic = bool(span["flags"] & 2) or _font_style(span["font"])[1]
         return Line(text, bbox[0], bbox[1], bbox[2], bbox[3], round(span["size"], 1), span["font"], bold, bold,
-                    bool(span["flags"] & 2) or _font_style(span["font"])[1], _caps_ratio(text), page,
-                    vertical)
+                    italic, _caps_ratio(text), page, vertical, italic)
     text = "".join(s["text"] for s in spans).strip()
     if not text:
         return None
     weights: dict[tuple[str, float], int] = {}
     bold_chars = total = 0
-    first = None
+    first = last = None
     for s in spans:
         n = len(s["text"].strip())
         if not n:
             continue
-        first = first or s
+        first, last = first or s, s
         total += n
         if _is_bold(s):
             bold_chars += n
@@ -107,7 +108,7 @@ def _make_line(spans: list[dict], bbox, page: int, vertical: bool = False) -> Li
         text=text, x0=bbox[0], y0=bbox[1], x1=bbox[2], y1=bbox[3], size=size, font=font,
         bold=bold_chars >= 0.9 * total, lead_bold=_is_bold(first),
         italic=_font_style(font)[1] or bool(first["flags"] & 2), caps=_caps_ratio(text), page=page,
-        vertical=vertical,
+        vertical=vertical, tail_italic=bool(last["flags"] & 2) or _font_style(last["font"])[1],
     )
 
 
@@ -274,6 +275,7 @@ def _merge_row_pieces(lines: list[Line]) -> list[Line]:
                     font=prev.font if len(prev.text) >= len(ln.text) else ln.font,
                     bold=prev.bold and ln.bold, lead_bold=prev.lead_bold, italic=prev.italic and ln.italic,
                     caps=(prev.caps * len(prev.text) + ln.caps * len(ln.text)) / max(total, 1), page=prev.page,
+                    tail_italic=ln.tail_italic,
                 )
                 continue
         merged.append(ln)

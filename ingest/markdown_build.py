@@ -162,7 +162,7 @@ def build(doc: DocumentItems, levels: dict[int, int], printed: dict[int, str], o
             w.new_block("heading")
             start = w.write("#" * min(level, MARKDOWN_MAX_LEVEL) + " " + h.label)
             headings.append(Heading(level=level, text=h.label, kind=_heading_kind(h.kind, h.label), page=item.page,
-                                    start=start, end=w.pos))
+                                    start=start, end=w.pos, title=h.title))
             if not item.synthetic:
                 w.mark(item.page, start)
             if h.rest:

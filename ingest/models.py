@@ -155,6 +155,7 @@ class Heading(BaseModel):
     page: int
     start: int  # offset of the heading's Markdown line in LegalDocument.markdown
     end: int
+    title: str | None = None  # an article's own title, printed after its label ("Capital social mínimo."): in `text`
 
     @property
     def marks(self) -> str:

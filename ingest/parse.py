@@ -17,15 +17,15 @@ import pymupdf
 
 from ingest import INGEST_VERSION, ocr, text_quality
 from ingest.gc_pause import collector_paused
-from ingest.headings import (ARTICLE_KINDS, BODY_KINDS, GENERIC_KINDS, TITLE, Context, body_size, classify,
-                             continues_heading, levels_for, outline_by_page)
+from ingest.headings import (ARTICLE_KINDS, ARTICULO, BODY_KINDS, GENERIC_KINDS, TITLE, Context, body_size, classify,
+                             continues_heading, levels_for, outline_by_page, title_below)
 from ingest.identity import Evidence, identify
 from ingest.layout import Line, extract_lines, invisible_share, reading_order
 from ingest.markdown_build import build
 from ingest.models import LegalDocument, ParseResult, ParseStatus, SourceFile
 from ingest.pdf_open import OpenedPdf, is_garbled, open_pdf
 from ingest.running_headers import RunningHeaders, detect
-from ingest.split_documents import DocumentItems, Item, single_document, split_edition
+from ingest.split_documents import DocumentItems, Item, single_document, split_annexed_law, split_edition
 from ingest.tables import TableBlock, page_tables
 
 MAX_GENERIC_HEADING = 200  # a bold run longer than this is an emphasised paragraph
@@ -170,6 +170,12 @@ def _classify(flat: list[tuple[int, Line | TableBlock]], ctx: Context) -> list[I
             elif (obj.font, obj.size) not in title_fonts:
                 found = None
         merged = [obj]
+        if found and found.kind == ARTICULO and not found.rest and not found.title and i < len(flat) \
+                and isinstance(flat[i][1], Line) and title_below(obj, flat[i][1], ctx):
+            found.title = flat[i][1].text.strip()
+            found.label = f"{found.label} {found.title}"
+            merged.append(flat[i][1])
+            i += 1
         if found and found.kind not in ARTICLE_KINDS:
             while i < len(flat) and isinstance(flat[i][1], Line) and continues_heading(found.kind, merged[-1],
                                                                                       flat[i][1], ctx):
@@ -249,13 +255,14 @@ def _parse(opened: OpenedPdf, ocr_workers: int | None = None) -> ParseResult:
     ctx = Context(body=body_size(all_lines), page_width=statistics.median(pages.widths.values()), dof=headers.is_dof,
                   outline=outline_by_page(toc))
     items = _classify(flat, ctx)
-    docs = split_edition(items) if headers.is_dof else single_document(items)
+    docs = split_annexed_law(split_edition(items) if headers.is_dof else single_document(items))
     edition = None
     if headers.is_dof:
         m = _EDITION.search(Path(src.path).stem)
         edition = m.group(1).upper() if m else "MAT"
     flat_lines = [obj for _, obj in flat if isinstance(obj, Line)]
     where = {id(ln): i for i, ln in enumerate(flat_lines)}
+    identities: dict[int, Identity] = {}  # id(DocumentItems) -> its identity: an annexed law is named after its decree
     for d in docs:
         kinds = [it.heading.kind for it in d.items if it.heading]
         built = build(d, levels_for(kinds), headers.printed, pages.ocr)
@@ -263,7 +270,9 @@ def _parse(opened: OpenedPdf, ocr_workers: int | None = None) -> ParseResult:
             continue
         position = len(result.documents)
         span_pages = [s.page for s in built.page_spans] or [d.items[0].page]
-        ident = identify(_evidence(d, flat_lines, where, headers, headers.is_dof, edition, Path(src.path).stem))
+        ev = _evidence(d, flat_lines, where, headers, headers.is_dof, edition, Path(src.path).stem)
+        ev.enacted_by = identities.get(id(d.annexed_to)) if d.annexed_to is not None else None
+        ident = identities[id(d)] = identify(ev)
         title = " ".join(ident.title.split())
         if headers.is_dof:
             label = f"DOF {headers.date.isoformat()} {edition}" if headers.date else f"DOF {edition}"

@@ -4,7 +4,10 @@ Read once per document (`Provisions(doc)`), asked per chunk by the chunker:
 
 - `role(stack, start)` — THE place where a chunk's `ProvisionRole` is decided, from the headings open at the chunk's
   start (`stack`, outermost first) and its offset. In order, the first rule that applies wins:
-    1. `index`: the document is an index (doc_type ÍNDICE) or an ÍNDICE / CONTENIDO / SUMARIO part is open;
+    1. `index`: the document is an index (doc_type ÍNDICE) or an ÍNDICE / CONTENIDO / SUMARIO part is open and its
+       entries have not ended: an index ends at the first heading after it that is no entry of its own — no dot
+       leaders or page number on the heading, nor in the text under it ("TEXTO CONSOLIDADO", an untitled preamble's
+       first heading, the law's first TÍTULO): the rest of the document is never the index, whatever stays open;
     2. `reform_decree`: the chunk lies in the reform decrees appended to a consolidated law. They start at a heading
        announcing them ("ARTÍCULOS TRANSITORIOS DE DECRETOS DE REFORMA") or, failing that, at the first document
        opener ("DECRETO por el que se reforman…", classified `title`) that comes after the text's own articles and
@@ -14,7 +17,11 @@ Read once per document (`Provisions(doc)`), asked per chunk by the chunker:
     3. `repealed`: the open article (or clause) holds nothing but "Se deroga." / "(Se deroga)" / "Derogado." once
        its amendment notes are set aside;
     4. `transitory`: a TRANSITORIOS heading of the text itself is open;
-    5. `preamble`: a CONSIDERANDO / ANTECEDENTES / RESULTANDO / EXPOSICIÓN DE MOTIVOS / PREÁMBULO heading is open;
+    5. `preamble`: a CONSIDERANDO / ANTECEDENTES / RESULTANDO / EXPOSICIÓN DE MOTIVOS / PREÁMBULO heading (an EU
+       act's "Whereas:") is open and the operative text has not begun: the first LIBRO, TÍTULO, CAPÍTULO or Artículo
+       heading after it starts the body (a decree's "Artículo único", a law's "TÍTULO PRELIMINAR", an EU act's "Article 1"), as
+       does a heading naming the operative part (CONDICIONES, CLÁUSULAS, ACUERDO, RESOLUTIVOS…), whatever heading
+       level stays open;
     6. `text` otherwise.
 - `paragraphs(start, end)` — `ParagraphMark`s of the paragraphs starting inside [start, end): each text block of the
   Markdown is a paragraph of the open article (counted from 1 after its heading; outside articles, of the open
@@ -39,8 +46,14 @@ from ingest.headings import fold
 from ingest.models import AmendmentNote, DocType, Heading, HeadingKind, LegalDocument, ParagraphMark, ProvisionRole
 
 _INDEX_PARTS = ("indice", "contenido", "sumario")
-_PREAMBLE_PARTS = ("considerando", "antecedentes", "resultando", "exposicion de motivos", "preambulo")
+_PREAMBLE_PARTS = ("considerando", "antecedentes", "resultando", "exposicion de motivos", "preambulo", "whereas")
+# Headings that open an instrument's operative part after its preamble, at whatever level the classifier put them.
+_OPERATIVE_PARTS = ("condiciones", "clausulas", "acuerdo", "acuerdos", "decreto", "resolutivos", "puntos resolutivos",
+                    "dispongo", "resuelve", "resuelvo", "acuerda", "decreta", "have adopted this regulation")
 _REFORM_MARKER = re.compile(r"^(?:(?:articulos\s+)?transitorios\s+de\s+(?:los\s+)?)?decretos\s+de\s+reformas?\b")
+# An index entry: dot leaders, or an ellipsis, then a page number at the end of the line ("TÍTULO I. … . . . 12").
+_TOC_ENTRY = re.compile(r"(?:(?:\.\s?){4,}|…+)\s*\d{0,4}\s*$|\s\.\s*\d{1,4}$", re.M)
+_BODY_STARTS = (HeadingKind.libro, HeadingKind.titulo, HeadingKind.capitulo, HeadingKind.articulo)
 _REPEALED = re.compile(r"^\(?\s*(?:se\s+deroga|derogad[oa])\s*\.?\s*\)?\s*\.?$", re.I)
 _BLOCK = re.compile(r"[^\n]+(?:\n[^\n]+)*")
 FRACCION = re.compile(r"^([IVXL]+(?:-[A-Z]{1,2}|\s+(?:Bis|Ter|Qu[aá]ter))?)\s*(?:\.-|\.|\)|-)(?=\s|$)")
@@ -86,6 +99,7 @@ class Provisions:
         self.note_starts = [n.start for n in self.notes]
         self.is_index = doc.doc_type == DocType.indice
         self.reform_start = _reform_start(self.headings)
+        self.part_ends = self._part_ends()
         self.repealed = self._repealed_articles()
         self.events = self._paragraph_events()
         self.event_offsets = [e.offset for e in self.events]
@@ -95,7 +109,8 @@ class Provisions:
         """The role of text starting at `start` under the open headings `stack` (rules in the module docstring)."""
         folded = [fold(h.text).strip(" :.") for h in stack]
         if self.is_index or any(
-            h.kind in (HeadingKind.part, HeadingKind.heading) and f in _INDEX_PARTS for h, f in zip(stack, folded)
+            h.kind in (HeadingKind.part, HeadingKind.heading) and f in _INDEX_PARTS and start < self.part_ends[h.start]
+            for h, f in zip(stack, folded)
         ):
             return ProvisionRole.index
         if self.reform_start is not None and start >= self.reform_start:
@@ -106,9 +121,26 @@ class Provisions:
         if any(h.kind is HeadingKind.transitorios for h in stack):
             return ProvisionRole.transitory
         if any(h.kind in (HeadingKind.part, HeadingKind.heading) and f.startswith(_PREAMBLE_PARTS)
-               for h, f in zip(stack, folded)):
+               and start < self.part_ends[h.start] for h, f in zip(stack, folded)):
             return ProvisionRole.preamble
         return ProvisionRole.text
+
+    def _part_ends(self) -> dict[int, int]:
+        """Where each index or preamble part ends (keyed by its heading's start; rules 1 and 5 above)."""
+        md, ends = self.doc.markdown, {}
+        starts = [h.start for h in self.headings[1:]] + [len(md)]
+        for i, h in enumerate(self.headings):
+            if h.kind not in (HeadingKind.part, HeadingKind.heading):
+                continue
+            folded = fold(h.text).strip(" :.")
+            if folded in _INDEX_PARTS:
+                ends[h.start] = next((after.start for after, under in zip(self.headings[i + 1:], starts[i + 1:])
+                                      if not _TOC_ENTRY.search(after.text)
+                                      and not _TOC_ENTRY.search(md[after.end:under])), len(md))
+            elif folded.startswith(_PREAMBLE_PARTS):
+                ends[h.start] = next((after.start for after in self.headings[i + 1:] if after.kind in _BODY_STARTS
+                                      or fold(after.text).strip(" :.") in _OPERATIVE_PARTS), len(md))
+        return ends
 
     def _repealed_articles(self) -> set[int]:
         """Starts of the article / clause headings whose whole text, notes aside, is a repeal."""

@@ -6,13 +6,24 @@ boundary is a run of consecutive headings holding a poder, an issuing body or a 
 documents after it until another appears. Anything before the first boundary (cover, CONTENIDO) is front matter.
 Files that are not editions (a law, a BOE decree, a judgment) stay one document: their "DECRETO …" lines are
 transitory reform decrees inside one text, not new documents.
+
+One more boundary holds in any file: a decree that enacts a whole law carries that law after its own operative
+article ("Artículo único. Se aprueba el texto refundido de la Ley de Sociedades de Capital…", "ARTÍCULO ÚNICO.- Se
+expide la Ley …, para quedar como sigue:"). Where, after such an article, a heading in capitals names a law ("TEXTO
+REFUNDIDO DE LA LEY DE SOCIEDADES DE CAPITAL", "LEY GENERAL DE …") and the law's own structure follows it (a LIBRO,
+TÍTULO, CAPÍTULO or its first article within the next headings), the law is a document of its own from that
+heading on (`split_annexed_law`): its articles are the law's, not the decree's.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ingest.headings import BOUNDARY_KINDS, ISSUING_BODY, PODER, TITLE, Classified
+import re
+
+from ingest.headings import (ARTICLE_KINDS, BOUNDARY_KINDS, CAPITULO, ISSUING_BODY, LIBRO, PODER, TITLE, TITULO,
+                             Classified)
+from ingest.references import article_key
 from ingest.layout import Line
 from ingest.tables import TableBlock
 
@@ -37,6 +48,7 @@ class DocumentItems:
     body: str | None = None
     title: str | None = None
     kinds: list[str] = field(default_factory=list)
+    annexed_to: "DocumentItems | None" = None  # a law carried whole by the decree that enacts it
 
 
 def _kind(item: Item) -> str | None:
@@ -98,3 +110,42 @@ def single_document(items: list[Item]) -> list[DocumentItems]:
         if it.heading and it.heading.kind == TITLE and doc.title is None:
             doc.title = it.heading.label
     return [doc]
+
+
+# A heading naming a law, in capitals: "TEXTO REFUNDIDO DE LA LEY DE …", "LEY GENERAL DE …", "CÓDIGO NACIONAL DE …".
+_LAW_HEADING = re.compile(r"^(?:TEXTO\s+REFUNDIDO\s+DE\s+(?:LA\s+|EL\s+)?)?(?:LEY|C[ÓO]DIGO|ESTATUTO|REGLAMENTO)\b")
+_LEADERS = re.compile(r"(?:\.\s?){4,}|…")  # an index entry's dot leaders: the index names the law, it does not start it
+_LAW_STRUCTURE_WITHIN = 4  # headings after the law's name within which its LIBRO / TÍTULO / CAPÍTULO / art. 1 appears
+
+
+def _starts_law(items: list[Item], k: int) -> bool:
+    """Does the heading at `k` name a law whose own structure follows it?"""
+    label = items[k].heading.label.strip()
+    if not _LAW_HEADING.match(label) or label.upper() != label or _LEADERS.search(label):
+        return False
+    following = [it.heading for it in items[k + 1:] if it.heading is not None][:_LAW_STRUCTURE_WITHIN]
+    return any(h.kind in (LIBRO, TITULO, CAPITULO) or (h.kind in ARTICLE_KINDS and article_key(h.label) == "1")
+               for h in following)
+
+
+def split_annexed_law(docs: list[DocumentItems]) -> list[DocumentItems]:
+    """Each document, and after it the law it enacts when it carries one whole (module docstring)."""
+    out: list[DocumentItems] = []
+    for doc in docs:
+        out.append(doc)
+        if doc.front_matter:
+            continue
+        seen_article = False
+        for k, it in enumerate(doc.items):
+            h = it.heading
+            if h is None:
+                continue
+            if seen_article and not it.synthetic and _starts_law(doc.items, k):
+                law = DocumentItems([Item(it.page, line=it.line, heading=Classified(TITLE, h.label),
+                                          first_line=it.first_line), *doc.items[k + 1:]],
+                                    poder=doc.poder, body=doc.body, title=h.label, annexed_to=doc)
+                doc.items = doc.items[:k]
+                out.append(law)
+                break
+            seen_article = seen_article or (h.kind in ARTICLE_KINDS and not _LEADERS.search(h.label))
+    return out

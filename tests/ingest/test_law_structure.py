@@ -1,0 +1,137 @@
+"""A provision's role and name come from its place in the law (issue 22, item 1), on every shared law.
+
+Expected values are read from the PDFs (what their pages print), never from the code's output: the Ley de Sociedades
+de Capital is a Real Decreto Legislativo whose annex, after "TEXTO REFUNDIDO DE LA LEY DE SOCIEDADES DE CAPITAL",
+is the law; its article 4 reads "Artículo 4. Capital social mínimo." then "1. El capital de la sociedad de
+responsabilidad limitada no podrá ser inferior a un euro…" (p. 13).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+import pytest
+
+from ingest.chunker import chunk_document
+from ingest.models import Chunk, DocType, LegalDocument, ProvisionRole
+from ingest.parse import parse_pdf
+from tests.conftest import PDFS, SHARED
+
+LAWS = SHARED / "data" / "laws"
+LSC = "boe_consolidado_BOE-A-2010-10544_ley_sociedades_capital.pdf"
+# Every shared text whose body is numbered articles: the laws, the Constitution, a treaty, a regulation, BOE acts.
+ARTICLED = [
+    LAWS / LSC,
+    LAWS / "boe_consolidado_BOE-A-2000-323_ley_enjuiciamiento_civil.pdf",
+    LAWS / "boe_consolidado_BOE-A-1995-25444_codigo_penal.pdf",
+    LAWS / "mx_ley_CPEUM_constitucion_politica_DOF_2025-04-15.pdf",
+    LAWS / "mx_ley_de_amparo_DOF_2025-03-13.pdf",
+    PDFS / "mx_ley_CPEUM_constitucion_politica.pdf",
+    PDFS / "mx_ley_de_amparo.pdf",
+    PDFS / "mx_reglamento_arts_121_122_LFT.pdf",
+    PDFS / "mx_durango_ley_del_periodico_oficial.pdf",
+    PDFS / "es_declaracion_universal_derechos_humanos.pdf",
+    PDFS / "co_diario_oficial_ley_99_1993.pdf",
+    PDFS / "boe_BOE-A-2024-7296_real_decreto_87pp.pdf",
+    PDFS / "eu_gdpr_council_position_5419-16.pdf",
+]
+
+
+@functools.cache
+def parsed(path: Path) -> list[tuple[LegalDocument, list[Chunk]]]:
+    if not path.exists():
+        raise FileNotFoundError(f"shared test data missing: {path} (set GACETA_SHARED)")
+    return [(doc, chunk_document(doc, lambda text: len(text.split()), 256)) for doc in parse_pdf(path).documents]
+
+
+@pytest.mark.parametrize("path", ARTICLED, ids=lambda p: p.name[:40])
+def test_an_article_in_the_body_is_text(path: Path) -> None:
+    """The first chunk of each article number, where the law's body prints it, is the text in force (or a repeal):
+    never the table of contents, a preamble or an exposición de motivos that stayed open."""
+    first: dict[tuple[str, str], Chunk] = {}
+    for doc, chunks in parsed(path):
+        for ch in chunks:
+            if ch.article:
+                first.setdefault((doc.doc_id, ch.article), ch)
+    assert len(first) >= 6, path.name
+    roles = [ch.role for ch in first.values()]
+    share = sum(r in (ProvisionRole.text, ProvisionRole.repealed) for r in roles) / len(roles)
+    assert share >= 0.99, (path.name, share, [(k, c.role.value) for k, c in first.items()
+                                              if c.role not in (ProvisionRole.text, ProvisionRole.repealed)][:10])
+
+
+@pytest.mark.parametrize("path", ARTICLED, ids=lambda p: p.name[:40])
+def test_an_article_title_is_never_a_sentence(path: Path) -> None:
+    """A title printed after the article's label is part of its heading; no chunk quotes it as a sentence."""
+    for doc, chunks in parsed(path):
+        titles = {h.text: h.title for h in doc.headings if h.title}
+        for ch in chunks:
+            own = {titles[t] for t in ch.heading_path if t in titles}  # the titles of the articles open here
+            for sentence in ch.sentences:
+                said = doc.markdown[sentence.start:sentence.end].strip()
+                assert said not in own, (path.name, ch.heading_path[-1], said)
+
+
+def test_texto_refundido_is_its_own_law() -> None:
+    (decree, decree_chunks), (law, chunks) = parsed(LAWS / LSC)
+    assert decree.doc_type is DocType.real_decreto and decree.short_title == "Real Decreto Legislativo 1/2010"
+    assert law.doc_type is DocType.ley
+    assert law.short_title == "Ley de Sociedades de Capital" and "LSC" in law.aliases
+    assert law.title == "Texto refundido de la Ley de Sociedades de Capital"
+    assert law.publication_date == decree.publication_date
+    assert decree.number == "1/2010"
+    assert law.pdf_pages[0] > decree.pdf_pages[1] - 1  # the law follows its decree
+    # The decree keeps its own operative article; the law's articles start at 1.
+    assert {c.article for c in decree_chunks if c.article} == {"Único"}
+    art4 = [c for c in chunks if c.article == "4"]
+    assert art4[0].heading_path[-1] == "Artículo 4. Capital social mínimo."
+    body = re.sub(r"^(?:#+ [^\n]*\n\n)+", "", art4[0].text)  # after the heading lines
+    assert body.startswith("1. El capital de la sociedad de responsabilidad limitada no podrá")
+    assert any("no podrá ser inferior a sesenta mil euros" in c.text for c in art4)
+    assert all(c.role is ProvisionRole.text for c in art4)
+    # The exposición de motivos ends where the decree's article begins; the index where the text begins.
+    operative = decree.markdown.index("Artículo único.")
+    assert {c.role for c in decree_chunks if "EXPOSICIÓN DE MOTIVOS" in c.heading_path and c.end <= operative} \
+        == {ProvisionRole.preamble}
+    assert {c.role for c in decree_chunks if c.start > operative} == {ProvisionRole.text}  # its article, disposiciones
+    assert not any(c.role is ProvisionRole.index for c in decree_chunks if "TEXTO CONSOLIDADO" in c.heading_path[-1:])
+
+
+@pytest.mark.parametrize(("name", "short", "aliases"), [
+    ("boe_consolidado_BOE-A-2000-323_ley_enjuiciamiento_civil.pdf", "Ley de Enjuiciamiento Civil", {"LEC", "Ley 1/2000"}),
+    ("boe_consolidado_BOE-A-1995-25444_codigo_penal.pdf", "Código Penal", {"Ley Orgánica 10/1995"}),
+])
+def test_a_spanish_law_is_named_as_cited(name: str, short: str, aliases: set[str]) -> None:
+    """"Ley 1/2000, de 7 de enero, de Enjuiciamiento Civil" is cited as the Ley de Enjuiciamiento Civil (LEC)."""
+    (doc, _), = parsed(LAWS / name)
+    assert doc.short_title == short and aliases <= set(doc.aliases)
+
+
+def test_a_sentence_starting_with_titulo_is_no_heading() -> None:
+    """"…introduce un título nuevo, el / título X, en la Ley del Mercado de Valores…": a justified line that begins
+    with the word, in lower case, inside the exposición de motivos."""
+    (decree, _), _ = parsed(LAWS / LSC)
+    assert not [h.text for h in decree.headings if h.text.startswith("título")]
+    assert "el título X, en la Ley del Mercado de Valores" in " ".join(decree.markdown.split())
+
+
+def test_eu_recitals_are_preamble_and_articles_carry_their_titles() -> None:
+    [(doc, chunks)] = parsed(PDFS / "eu_gdpr_council_position_5419-16.pdf")
+    recital = next(c for c in chunks if "(1) The protection of natural persons" in c.text)
+    assert recital.role is ProvisionRole.preamble
+    art17 = [c for c in chunks if c.article == "17"]
+    assert art17 and all(c.role is ProvisionRole.text for c in art17)
+    assert art17[0].heading_path[-1] == "Article 17 Right to erasure ('right to be forgotten')"
+    assert "the right to obtain from the controller the erasure of personal data" in art17[0].text
+
+
+def test_an_annex_index_ends_where_its_entries_end() -> None:
+    """DOF 11-01-2023, ANEXO 14 of the RMF: a CONTENIDO of its lists (p. 12), then the lists of authorised
+    donees under "RFC" columns: the lists are the text, not the index."""
+    docs = parsed(PDFS / "dof_2023-01-11_MAT_first20pages.pdf")
+    doc, chunks = next((d, c) for d, c in docs if d.title.startswith("ANEXO 14"))
+    after = [c for c in chunks if c.start >= doc.markdown.index("RFC")]
+    assert after and all(c.role is ProvisionRole.text for c in after)
+    assert any(c.role is ProvisionRole.index for c in chunks if "CONTENIDO" in c.heading_path)
