@@ -387,7 +387,10 @@ def _reingest(index: Index, kept: Path, sha: str, key: str) -> list[str]:
         raise ValueError(f"{result.status.value}: {result.message}")
     docs: list[LegalDocument] = []
     for doc in result.documents:
-        old = index.records.load(doc.doc_id) if index.records._path(doc.doc_id).is_file() else None
+        try:
+            old = index.records.load(doc.doc_id)
+        except (OSError, ValueError):  # the damaged record this re-ingest replaces
+            old = None
         source = old.source_path if old is not None and old.source_sha256 == sha else key
         docs.append(doc.model_copy(update={"source_path": source}))
     chunked = [(doc, index.chunk_document(doc)) for doc in docs]

@@ -17,10 +17,16 @@ from pydantic import BaseModel
 from ingest.identity import bound
 from ingest.models import DocumentInfo, LegalDocument
 from retrieval.models import SearchFilters
+from retrieval.store.base import REPAIR, IndexDamaged
 
 MAX_DOCUMENTS_PAGE = 500  # documents one listing call returns at most
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,200}$")
+
+
+class RecordDamaged(IndexDamaged, ValueError):
+    """A document record that cannot be read: damage in one line naming the repair (a 503 under a request, like any
+    store damage); a ValueError too, as an unreadable record always was to the doctor and the delete path."""
 
 
 class DocumentRecords:
@@ -46,7 +52,10 @@ class DocumentRecords:
             return None
         if not path.is_file():
             return None
-        return LegalDocument.model_validate_json(path.read_text())
+        try:
+            return LegalDocument.model_validate_json(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:  # UnicodeDecodeError and pydantic's ValidationError are ValueErrors
+            raise RecordDamaged(f"the record of document {doc_id} is damaged ({type(exc).__name__}); {REPAIR}") from exc
 
     def delete(self, doc_id: str) -> bool:
         path = self._path(doc_id)

@@ -36,7 +36,12 @@ def doctor_command(
         fail(f"the index is served by pid {owner.pid} at {owner.url}: `gaceta doctor` needs it to itself; stop the "
              f"server (kill -TERM {owner.pid}), run `gaceta doctor` again, then start the server", CANNOT_OPEN)
     if not index_exists(config):
-        fail(f"no index at {config.index_dir}: nothing to check", CANNOT_OPEN)
+        kept = [p for p in (config.documents_dir, config.home / "originals") if p.is_dir() and any(p.iterdir())]
+        if not kept:
+            fail(f"no index at {config.index_dir}: nothing to check", CANNOT_OPEN)
+        if not repair:  # records or kept originals without an index: its folder went; a repair rebuilds it
+            fail(f"no index at {config.index_dir}, but document records and kept originals are there: run `gaceta "
+                 f"doctor --repair` to rebuild the index from the kept originals", 1)
     try:
         report = run(config, repair)
     except (StoreError, EmbedderError) as exc:  # in use by another process, another model

@@ -8,6 +8,8 @@ dense query was a 503 whose body held the server's absolute path.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 
 from fastapi.testclient import TestClient
@@ -49,3 +51,43 @@ def test_a_query_meeting_the_damage_is_a_503_without_server_paths(home):
             detail = reply.json()["detail"]
             assert "gaceta doctor --repair" in detail
             assert str(data) not in detail and str(data.resolve()) not in detail and "/tmp" not in detail, detail
+
+
+def test_a_truncated_payload_page_is_repaired(home):
+    """Red-team: status said "run `gaceta doctor --repair`", and --repair exited 2 with the same line."""
+    (page,) = home.glob("index/*/shard/segments/*/payload_storage/page_0.dat")
+    with open(page, "r+b") as fh:
+        fh.truncate(1000)
+    code, report = doctor()
+    assert code != 0 and kinds(report) == {"store_damaged": False}, report
+    code, report = doctor("--repair")
+    assert code == 0 and kinds(report)["store_damaged"] is True, report
+    assert doctor()[1]["problems"] == []
+
+
+def test_a_record_overwritten_while_serving_is_a_503_then_repaired(home):
+    """Red-team: random bytes over a record file made its routes 500 with a traceback, and --repair left
+    `unreadable_record`."""
+    with TestClient(create_app(Settings(home=home, answerer="extractive", api_key=None))) as client:
+        (record,) = (home / "documents").glob("*.json")
+        record.write_bytes(os.urandom(2000))
+        for path in (f"/documents/{record.stem}", f"/documents/{record.stem}/pages/1.png"):
+            reply = client.get(path)
+            assert reply.status_code == 503, (path, reply.text)
+            assert "gaceta doctor --repair" in reply.json()["detail"] and str(home) not in reply.json()["detail"]
+    code, report = doctor("--repair")
+    assert code == 0 and kinds(report) == {"unreadable_record": True}, report
+    assert doctor()[1]["problems"] == []
+
+
+def test_a_missing_index_folder_is_rebuilt_from_the_kept_originals(home):
+    """Red-team: `--repair` with index/ missing said "nothing to check" though records and originals exist."""
+    shutil.rmtree(home / "index")
+    result = CliRunner().invoke(app, ["doctor"])
+    assert result.exit_code == 1 and "doctor --repair" in " ".join(result.stderr.split())
+    assert not (home / "index").exists()  # looking changes nothing
+    code, report = doctor("--repair")
+    assert code == 0 and report["problems"] and all(p["repaired"] for p in report["problems"]), report
+    assert doctor()[1]["problems"] == []
+    result = CliRunner().invoke(app, ["search", PHRASE, "--json"])
+    assert "objeciones" in result.stdout
