@@ -74,6 +74,12 @@ def _detail(exc: BaseException) -> str:
     return text if len(text) <= 240 else text[:239] + "…"
 
 
+def panicked(exc: BaseException) -> bool:
+    """A Rust panic inside qdrant-edge (pyo3's PanicException, a BaseException): a segment file it cannot make
+    sense of. Damage to name in one line, never a traceback."""
+    return type(exc).__name__ == "PanicException"
+
+
 def damage(shard_dir: Path, exc: BaseException) -> IndexDamaged:
     """What qdrant-edge's failure to load or read `shard_dir` says is damaged, as one line ending in the repair."""
     text = str(exc)
@@ -181,6 +187,10 @@ class EdgeStore(Store):
                 self.shard = q.EdgeShard.load(str(shard_dir))
             except Exception as exc:  # qdrant-edge's errors are plain Exceptions
                 raise damage(shard_dir, exc) from exc
+            except BaseException as exc:
+                if panicked(exc):
+                    raise damage(shard_dir, exc) from None
+                raise
             self._check_points(root)
             return
         if shard_dir.exists() and any(shard_dir.iterdir()):
@@ -248,6 +258,10 @@ class EdgeStore(Store):
         except Exception as exc:
             if type(exc) is Exception and _STORAGE_ERROR.search(str(exc)):
                 raise damage(self._shard_dir, exc) from exc
+            raise
+        except BaseException as exc:
+            if panicked(exc):  # a panicking segment: its one line, not pyo3's traceback
+                raise damage(self._shard_dir, exc) from None
             raise
 
     def _upsert(self, points: Sequence[PointData], state: str) -> None:
