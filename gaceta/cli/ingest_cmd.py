@@ -90,11 +90,12 @@ class _RunLog(logging.Handler):
     (Prefect's console handler prints a timestamped line that tears a live display): a record from a thread that is
     working on a file — MuPDF's errors, Tesseract's messages (`ingest.ocr`), a library's warning — becomes that
     file's warning, printed once under its outcome line; any other is one plain `warning:` line. The flow's own
-    "failed: FILE: reason" record is the file's outcome line already and is not printed twice. With `--log-file`
-    every record (INFO and up) also goes to that file with its timestamp."""
+    "failed: FILE: reason" record is the file's outcome line already and is not printed twice. Prefect's records under
+    WARNING (a tracked run with PREFECT_LOGGING_LEVEL=INFO) are plain lines as they come. With `--log-file` every
+    record (INFO and up) also goes to that file with its timestamp."""
 
     def __init__(self, view: _Progress, log_file: Path | None) -> None:
-        super().__init__(logging.WARNING)
+        super().__init__(logging.NOTSET)  # the loggers' levels decide, as for the console handler it stands in for
         self.view = view
         self.log_file = log_file
         self.file_handler: logging.Handler | None = None
@@ -140,8 +141,11 @@ class _RunLog(logging.Handler):
             message = record.getMessage()
         except Exception:  # a malformed record is still said, never raised into the run
             message = str(record.msg)
-        self.view.warning(threading.get_ident(), f"{record.name}: {message}" if record.name.startswith("prefect")
-                          else message)
+        if record.levelno < logging.WARNING:
+            if record.name.startswith("prefect"):  # a run's INFO lines, asked for with PREFECT_LOGGING_LEVEL=INFO
+                self.view.say(message)
+            return  # (other INFO records reach the terminal only through --log-file's root level: the file's)
+        self.view.warning(threading.get_ident(), message)
 
 
 class _Progress:
@@ -208,7 +212,9 @@ class _Progress:
                 notes = self.notes.pop(outcome.path, [])
                 if outcome.issue is None:  # one of the run's PDFs: counted
                     self.done += 1
+                self.refresh()  # the display drops the file before its outcome line is printed above it
                 self.finished(outcome, notes)
+                return
             self.refresh()
 
     def outcome_line(self, outcome) -> str:

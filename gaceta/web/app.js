@@ -128,7 +128,7 @@ function renderReferences(references) {
 
 // Document text as a reader sees it: the Markdown heading marks ("###### Artículo 27.") and emphasis marks out.
 function plain(text) {
-  return String(text || "").replace(/^[ \t]{0,3}#{1,6}[ \t]+/gm, "").replace(/\*\*|__/g, "");
+  return String(text || "").replace(/^[ \t]{0,3}#{1,6}[ \t]+/gm, "").replace(/\*\*|__/g, "").replace(/\n{3,}/g, "\n\n");
 }
 
 // The page view a citation or a source opens: a real address (a new tab, a brief) of the highlighted PDF page.
