@@ -92,7 +92,7 @@ def ingest_known(
 @router.post(
     "/ingest", response_model=IngestResponse, summary="Index one PDF (the request body); answered once it is searchable",
     openapi_extra={"requestBody": {"required": True, "content": {t: {"schema": {
-        "type": "string", "format": "binary"}} for t in PDF_TYPES}}},
+        "type": "string", "format": "binary", "minLength": 1}} for t in PDF_TYPES}}},
     responses=errors(413, 415, 422),
 )
 async def ingest(
