@@ -133,8 +133,10 @@ class FiltersIn(SearchFilters):
     issuing_body: Annotated[list[Name], Field(max_length=50)] | None = None
     doc_type: Annotated[list[Name], Field(max_length=50)] | None = None
     doc_ids: Annotated[list[Name], Field(max_length=MAX_K * 10)] | None = None
-    date_from: IsoDate | None = None
-    date_to: IsoDate | None = None
+    date_from: IsoDate | None = Field(None, description="Published on or after this day (YYYY-MM-DD); not after "
+                                      "`date_to` (422).")
+    date_to: IsoDate | None = Field(None, description="Published on or before this day (YYYY-MM-DD); not before "
+                                    "`date_from` (422).")
 
     @field_validator("doc_type", mode="before")
     @classmethod
