@@ -176,6 +176,44 @@ def _marker(n: int, c: Citation) -> str:
             f'<span class="tip">{escape(tip)}</span></a>')
 
 
+BACKENDS = {"extractive": "respuesta extractiva: oraciones tomadas tal cual de las fuentes"}
+
+
+def backing_text(answer: Answer) -> str:
+    """How well the answer is backed, in plain words: "2 de 2 oraciones respaldadas por el texto citado · respuesta
+    extractiva: …"."""
+    cov = answer.coverage
+    n = cov.sentences
+    parts = []
+    if not n:
+        parts.append("ninguna oración que comprobar")
+    elif not cov.cited:
+        parts.append(f"ninguna de las {n} oraciones cita un pasaje verificado")
+    else:
+        backed = f"{cov.supported} de {n} {'oración respaldada' if n == 1 else 'oraciones respaldadas'} por el texto citado"
+        if cov.partial:
+            backed += f", {len(cov.partial)} en parte"
+        if cov.unsupported:
+            backed += f", {len(cov.unsupported)} sin respaldo"
+        parts.append(backed)
+        if cov.cited < n:
+            parts.append(f"{n - cov.cited} sin cita verificada")
+    who = BACKENDS.get(answer.backend, f"redactada por un modelo ({answer.backend}"
+                       + (f", {answer.model}" if answer.model else "") + "); cada cita verificada en el texto oficial")
+    parts.append(who)
+    return " · ".join(parts)
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _adds(c: Citation, said: str) -> bool:
+    """Whether a citation's quote adds to the answer: an unverified one always (the reader must see it), a verified
+    one unless the answer already says it word for word (an extractive sentence is its own quote)."""
+    return not c.verified or _folded(c.cited_text) not in said
+
+
 def render_answer_html(answer: Answer) -> str:
     cites = numbered_citations(answer)
     number = {citation_key(c): i + 1 for i, c in enumerate(cites)}
@@ -189,12 +227,7 @@ def render_answer_html(answer: Answer) -> str:
             body.append(escape(seg.text))
         body.extend(_marker(number[citation_key(c)], c) for c in seg.citations)
     cov = answer.coverage
-    notes = [f'<p class="meta">backend: {escape(answer.backend)}'
-             + (f" · model: {escape(answer.model)}" if answer.model else "")
-             + f" · cobertura de citas: {cov.ratio:.0%} ({cov.cited}/{cov.sentences} oraciones)"
-             + (f" · respaldo: {cov.supported} respaldadas, {len(cov.partial)} en parte, "
-                f"{len(cov.unsupported)} no respaldadas" if cov.cited else "")
-             + (f" · relevancia de las fuentes: {cov.relevance:.2f}" if cov.cited else "") + "</p>"]
+    notes = [f'<p class="meta">{escape(backing_text(answer))}</p>']
     # an answer from before issue 17 is flagged for low citation coverage only, and names no reason
     reasons = [FLAG_TEXTS.get(r, r) for r in cov.flag_reasons or (["uncited"] if cov.flagged else [])]
     if reasons:
@@ -202,6 +235,7 @@ def render_answer_html(answer: Answer) -> str:
     if answer.fallback_reason:
         notes.append(f'<p class="note warn">{escape(answer.fallback_reason)}</p>')
     sources = []
+    said_text = _folded("".join(seg.text for seg in answer.content))
     for i, c in enumerate(cites, 1):
         state = "verified" if c.verified else "unverified"
         badge = "verificada" if c.verified else "no verificada"
@@ -211,7 +245,8 @@ def render_answer_html(answer: Answer) -> str:
             f'<li id="src-{i}"><strong>{escape(citation_label(c))}</strong> '
             f'<span class="badge {state}">{badge}</span>'
             + (f'<div class="crumbs">{escape(path)}</div>' if path else "")
-            + f"<blockquote>{escape(c.cited_text)}</blockquote>{_notes(c.notes)}</li>"
+            + (f"<blockquote>{escape(c.cited_text)}</blockquote>" if _adds(c, said_text) else "")
+            + f"{_notes(c.notes)}</li>"
         )
     short = {h.document.doc_id: h.document.short_title for h in answer.sources if h.document.short_title}
     said = understood(answer.references, short)

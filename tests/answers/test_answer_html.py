@@ -114,6 +114,18 @@ def test_support_and_relevance_are_shown_and_escaped():
     page = render_answer_html(answer)
     assert '<span class="support unsupported" title="su cita no respalda esta oración">' in page
     assert "&lt;b&gt;hábiles&lt;/b&gt;" in page and "<b>hábiles" not in page
-    assert "0 respaldadas, 0 en parte, 1 no respaldadas" in page and "relevancia de las fuentes: 0.05" in page
+    assert "0 de 1 oración respaldada por el texto citado, 1 sin respaldo" in page and "redactada por un modelo" in page
+    assert "backend" not in page and "relevancia" not in page
     assert "las fuentes citadas no parecen tratar lo que se pregunta" in page
     assert "baja cobertura" not in page  # every sentence cites a verified span: the flag is for other reasons
+
+
+def test_a_quote_the_answer_already_says_is_not_printed_twice(embedder):
+    hits = make_hits([HOSTILE])
+    answer = answer_hits("¿Cuándo deberá publicarse el aviso en el Diario Oficial?", hits, ExtractiveAnswerer(embedder))
+    cite = answer.content[0].citations[0]
+    assert cite.verified and " ".join(cite.cited_text.split()) in " ".join(answer.content[0].text.split())
+    page = render_answer_html(answer)
+    sources = page.split('<ol class="sources">', 1)[1]
+    assert "<blockquote>" not in sources  # the extractive sentence is its own quote
+    assert "de 1 oración respaldada por el texto citado" in page and "respuesta extractiva" in page
