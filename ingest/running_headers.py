@@ -55,11 +55,12 @@ class RunningHeaders:
 
 
 def _zone_lines(lines: list[Line], height: float) -> list[Line]:
-    """Lines in the outermost rows of the page: the first 4 rows within the top zone, the last 3 in the bottom one."""
+    """Lines in the outermost rows of the page: the first 6 rows within the top zone (a Diputados law prints its name,
+    the Chamber, its last reform and two secretariats there), the last 3 in the bottom one."""
     top = sorted((ln for ln in lines if ln.y1 <= TOP_ZONE * height), key=lambda ln: ln.y0)
     bottom = sorted((ln for ln in lines if ln.y0 >= (1 - BOTTOM_ZONE) * height), key=lambda ln: -ln.y1)
     picked: list[Line] = []
-    for zone, rows in ((top, 4), (bottom, 3)):
+    for zone, rows in ((top, 6), (bottom, 3)):
         seen: list[float] = []
         for ln in zone:
             if not any(abs(ln.y0 - y) < 3 for y in seen):

@@ -8,10 +8,12 @@ responsabilidad limitada no podrá ser inferior a un euro…" (p. 13).
 
 from __future__ import annotations
 
+import collections
 import functools
 import re
 from pathlib import Path
 
+import pymupdf
 import pytest
 
 from ingest.chunker import chunk_document
@@ -135,3 +137,35 @@ def test_an_annex_index_ends_where_its_entries_end() -> None:
     after = [c for c in chunks if c.start >= doc.markdown.index("RFC")]
     assert after and all(c.role is ProvisionRole.text for c in after)
     assert any(c.role is ProvisionRole.index for c in chunks if "CONTENIDO" in c.heading_path)
+
+
+def _printed_on_most_pages(path: Path) -> set[str]:
+    """Lines that the PDF prints at the same height on at least 80 % of its pages (read with PyMuPDF directly)."""
+    seen: collections.Counter = collections.Counter()
+    with pymupdf.open(path) as pdf:
+        for page in pdf:
+            rows = set()
+            for block in page.get_text("dict")["blocks"]:
+                for line in block.get("lines", ()):
+                    text = " ".join("".join(span["text"] for span in line["spans"]).split())
+                    if len(text) >= 12:
+                        rows.add((text, round(line["bbox"][1] / 4)))
+            seen.update(rows)
+        return {text for (text, _), n in seen.items() if n >= 0.8 * len(pdf)}
+
+
+# The consolidated laws (Diputados and BOE layouts). Not yet: the BOE's vertical "cve" margin note in a daily
+# disposition, a state law whose decree history is printed atop each page (known leaks, docs/benchmarks.md).
+CONSOLIDATED = [p for p in ARTICLED if p.parent == LAWS or p.name.startswith(("mx_ley_CPEUM", "mx_ley_de_amparo"))]
+
+
+@pytest.mark.parametrize("path", CONSOLIDATED, ids=lambda p: p.name[:40])
+def test_running_headers_never_sit_inside_an_article(path: Path) -> None:
+    """"Secretaría de Servicios Parlamentarios", printed atop every page of a Diputados law, is no part of art. 17."""
+    headers = _printed_on_most_pages(path)
+    for doc, chunks in parsed(path):
+        for ch in chunks:
+            if ch.article:
+                said = " ".join(doc.markdown[s.start:s.end] for s in ch.sentences)
+                inside = [h for h in headers if h in said]
+                assert not inside, (path.name, ch.article, inside)
