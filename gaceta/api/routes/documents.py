@@ -154,12 +154,7 @@ def _plain(markdown: str) -> str:
     return " ".join(text.split())
 
 
-@router.get(
-    "/documents/{doc_id}/pages/{n}", response_class=HTMLResponse, include_in_schema=True,
-    responses={200: {"content": {"text/html": {}}, "description": "A small HTML page: the page image with the span "
-                     "highlighted, the document's name and the highlighted text."}, **errors(404, 422)},
-    summary="A PDF page to read, with a cited span highlighted: the link a citation marker carries",
-)
+@router.get("/documents/{doc_id}/pages/{n}", response_class=HTMLResponse, include_in_schema=False)  # a page, like `/`
 def page_view(
     doc_id: Id,
     n: Annotated[int, Path(ge=1, le=100_000, description="PDF page number (1-based) within the document's pages")],
