@@ -1,6 +1,7 @@
-"""`gaceta ingest PATH... [--context] [--json]`: run the `ingest` flow in this process, with a progress bar (files,
-pages, chunks; one line per event when stderr is not a terminal) and a summary table; exit 1 when nothing could be
-indexed. With a Prefect API configured (PREFECT_API_URL) the run is a tracked Prefect flow run; without one the flow
+"""`gaceta ingest PATH... [--context] [--json] [--log-file FILE]`: run the `ingest` flow in this process, with one
+live display on a terminal (files done in order, the files in flight and their stage, pages, chunks, time left) or
+plain lines elsewhere (one outcome line per file, in order, its warnings under it), then a summary table and the
+files not indexed, whole names; exit 1 when nothing could be indexed. With a Prefect API configured (PREFECT_API_URL) the run is a tracked Prefect flow run; without one the flow
 runs as plain functions (`flows.ingest_flow.run_ingest`): no Prefect server is started."""
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def _run(paths: list[Path], context: bool | None, json_out: bool, log_file: Path
     from retrieval.store import StoreError
 
     live = err_console.is_terminal and not json_out
-    view: _Progress = _ProgressView() if live else _ProgressLines(quiet=json_out)
+    view: _Progress = _ProgressView() if live else _ProgressLines()
     try:
         with _RunLog(view, log_file):
             with err_console.status("opening the index, loading the model…") if live else nullcontext():
@@ -312,12 +313,7 @@ class _ProgressView(_Progress):
 class _ProgressLines(_Progress):
     """Progress for a log file or a pipe: plain lines, no timestamps, written when they happen: the count of PDFs
     found, then one outcome line per file in the order the flow reports them ("[k/N] name: status (…)", k only
-    increases), each followed by that file's warnings ("    warning: …"). `quiet` (--json): only warnings that
-    belong to no file."""
-
-    def __init__(self, quiet: bool = False) -> None:
-        super().__init__()
-        self.quiet = quiet
+    increases), each followed by that file's warnings ("    warning: …"); with --json too (stdout is the JSON)."""
 
     @staticmethod
     def _line(text: str) -> None:
@@ -326,21 +322,18 @@ class _ProgressLines(_Progress):
         sys.stderr.flush()
 
     def started(self, data: dict[str, Any]) -> None:
-        if not self.quiet:
-            self._line(f"{data['pdfs']} PDF(s), {data['others']} other path(s)")
+        self._line(f"{data['pdfs']} PDF(s), {data['others']} other path(s)")
 
     def finished(self, outcome, notes: list[str]) -> None:
-        if not self.quiet:
-            self._line(self.outcome_line(outcome))
-            self.say_warnings(Path(outcome.path).name, notes)
+        self._line(self.outcome_line(outcome))
+        self.say_warnings(Path(outcome.path).name, notes)
 
     def say(self, text: str) -> None:
         self._line(text)
 
     def say_warnings(self, name: str, notes: list[str]) -> None:
-        if not self.quiet:
-            for note in notes:
-                self._line(f"    warning: {note}")
+        for note in notes:
+            self._line(f"    warning: {note}")
 
 
 def _print_summary(summary, state: str) -> None:
