@@ -52,7 +52,8 @@ def ingest_through_owner(client, home: Path, paths: list[Path], context: bool | 
         outcomes.append(outcome)
         if not json_out:  # the line a local run prints for a file: "[k/N] name: status (…)"
             detail = _detail(outcome)
-            err_console.print(f"[{sent}/{total}] {shown(path.name)}: {outcome.status.value}"
+            prefix = "" if err_console.is_terminal else "ingest: "  # a pipe reads as a local run's lines do
+            err_console.print(f"{prefix}\\[{sent}/{total}] {shown(path.name)}: {outcome.status.value}"
                               + (f" ({shown(detail)})" if detail else ""), soft_wrap=True, highlight=False)
     summary = IngestSummary(flow_run_name=f"via-owner-pid-{client.owner.pid}", started_at=started,
                             embedding_model=model, chunker_version=version, files=outcomes)
