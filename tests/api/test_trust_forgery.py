@@ -109,6 +109,9 @@ def test_a_foreign_origin_cannot_write(client, reglamento, forged):
     assert client.get("/healthz", headers=evil).status_code == 200
     own = client.delete("/documents/" + "0" * 16, headers={"Origin": "http://127.0.0.1"})
     assert own.status_code == 404, own.text
+    proxied = client.delete("/documents/" + "0" * 16, headers={"Origin": "https://gaceta.example",
+                                                               "X-Forwarded-Host": "gaceta.example"})
+    assert proxied.status_code == 404, proxied.text  # the name a proxy says the browser used
 
 
 def test_a_foreign_host_is_refused_dns_rebinding(client, reglamento):
