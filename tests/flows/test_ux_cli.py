@@ -21,7 +21,7 @@ OK = ["co_anla_auto_010297-2024.pdf", "malformed_missing_xref_trailer.pdf"]  # t
 BROKEN = "malformed_not_a_pdf_json_named_dof.pdf"
 SCAN = "scan_co_scaav_00182_formulario.pdf"  # 4 scanned pages; Tesseract complains about page 4's specks
 FILES = [*OK, BROKEN, SCAN]
-LATER = "mx_reglamento_arts_121_122_LFT.pdf"
+LATER = "dof_2023-01-11_MAT_first20pages.pdf"  # 20 pages: the index stays taken while the searches start
 
 OUTCOME = re.compile(r"ingest: \[(\d+)/(\d+)\] (\S+): (ok|failed|cached|skipped)( \(.*\))?")
 WARNING = re.compile(r"ingest:     warning: .+")
@@ -83,17 +83,21 @@ def test_two_searches_and_an_ingest_at_once_all_answer(ingested):
     later = link_pdfs(root / "later", [LATER])
     ingest = subprocess.Popen([*GACETA_CLI, "ingest", str(later)], env=env, cwd=REPO, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
+    first_line = ingest.stderr.readline()  # written once the ingest holds the index and its files are found
+    assert first_line == "ingest: 1 PDF(s), 0 other path(s)\n", first_line
     searches = [subprocess.Popen([*GACETA_CLI, "search", query, "-k", "3", "--json"], env=env, cwd=REPO,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                 for query in ("auto de la autoridad ambiental", "formulario de solicitud")]
     results = [p.communicate(timeout=600) for p in searches]
     ingest_out, ingest_err = ingest.communicate(timeout=600)
+    ingest_err = first_line + ingest_err
     assert ingest.returncode == 0, ingest_err[-3000:]
     for proc, (out, err) in zip(searches, results):
         assert proc.returncode == 0, err[-3000:]
         answer = json.loads(out)  # stdout is the JSON alone, the waiting line goes to stderr
         assert answer["hits"], answer
         assert "Traceback" not in err and "stop that process" not in err, err
-    said = "".join(err for _, err in results) + ingest_err
-    # at least one of the three found the index taken and said whom it waited for (never a bare refusal)
-    assert "waiting: the index is in use by pid" in said, said
+    assert f"[1/1] {LATER}: ok" in ingest_err, ingest_err
+    # each search found the index taken and said whom it waited for (never a bare refusal)
+    for _, err in results:
+        assert re.search(r"waiting: the index is in use by pid \d+ \('.*\bingest ", err), err
