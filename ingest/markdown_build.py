@@ -13,6 +13,8 @@ block of its own — never glued onto the provision's sentence before it or afte
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from ingest.amendments import continues_note, opens_note, parse_note, starts_note
@@ -24,6 +26,12 @@ from ingest.split_documents import DocumentItems, Item
 from ingest.tables import TableBlock, to_markdown
 
 _TERMINAL = (".", ":", ";", "!", "?", "”", '"', ")")
+_PARAGRAPH_GAP = 0.4  # line heights between two lines of single-spaced text that start a paragraph
+_INDEX_ENTRY = re.compile(r"(?:\.\s?){4,}\s*\d{1,4}\s*$")  # "CAPÍTULO I. De los delitos . . . . 12"
+_ENUMERATED = re.compile(r"^(?:[A-Z]|[IVXL]+|\d{1,3}|[a-zñ])\s?[.)]\s")  # "A. …", "IV. …", "3. …", "b) …"
+_WRAPPED = 0.85  # share of the document's long lines (90th percentile of widths) that a wrapped line reaches
+_UNIFORM = 0.6  # share of a document's line gaps that one leading must make to be its own (see `paragraph_gap`)
+_LEADING_MARGIN = 0.25  # … and then its paragraphs are set this much further apart than its lines
 
 
 @dataclass
@@ -46,6 +54,7 @@ class _Writer:
     note: str | None = None  # the text so far of the open block when it is an amendment note
     blocks: list[tuple[int, str]] = field(default_factory=list)  # (start, "text" | "heading" | "table")
     tables: list[TableSpan] = field(default_factory=list)
+    leading: Leading = field(default_factory=lambda: Leading())  # when a gap between lines starts a paragraph
 
     def write(self, text: str) -> int:
         start = self.pos
@@ -78,15 +87,44 @@ def _heading_kind(kind: str, label: str) -> HeadingKind:
         return HeadingKind.heading
 
 
-def _breaks(prev: Line, ln: Line) -> bool:
-    """Does `ln` start a new paragraph after `prev`?"""
+@dataclass(frozen=True, slots=True)
+class Leading:
+    gap: float = _PARAGRAPH_GAP  # a gap between lines, in line heights, that starts a paragraph
+    wrapped: float = 0.0  # with wide leading, a line at least this wide was wrapped: a shorter one ends its block
+
+
+def paragraph_gap(lines: list[Line]) -> Leading:
+    """The gap between two lines, in line heights, that starts a paragraph in this document: `_PARAGRAPH_GAP`, or
+    for a document set with wide leading — one gap between lines, wider than `_PARAGRAPH_GAP`, makes
+    `_UNIFORM` of all its gaps: a court's ruling at 1.5 or 2 lines — `_LEADING_MARGIN` more than that leading, so
+    its lines stay one paragraph (each line was a paragraph of its own, and a quote stopped mid-sentence)."""
+    leading: Counter = Counter()
+    for prev, ln in zip(lines, lines[1:]):
+        gap = ln.y0 - prev.y1
+        if ln.page == prev.page and gap > 0 and abs(ln.size - prev.size) <= 1.0:
+            leading[round(gap / max(ln.height, prev.height), 1)] += 1
+    if sum(leading.values()) < 20:
+        return Leading()
+    usual, count = leading.most_common(1)[0]
+    if usual <= _PARAGRAPH_GAP or count < _UNIFORM * sum(leading.values()):
+        return Leading()
+    widths = sorted(ln.width for ln in lines)
+    return Leading(usual + _LEADING_MARGIN, _WRAPPED * widths[int(0.9 * (len(widths) - 1))])
+
+
+def _breaks(prev: Line, ln: Line, leading: Leading = Leading()) -> bool:
+    """Does `ln` start a new paragraph after `prev`? (`leading`: `paragraph_gap` of the document)"""
     ended = prev.text.rstrip().endswith(_TERMINAL)
     if ln.page != prev.page or ln.y0 < prev.y0 - 2:  # page turn or next column: continue an unfinished sentence
         return ended
     if abs(ln.size - prev.size) > 1.0 or ln.bold != prev.bold:
         return True
-    if ln.y0 - prev.y1 > 0.4 * max(ln.height, prev.height):
+    height = max(ln.height, prev.height)
+    if ln.y0 - prev.y1 > leading.gap * height:
         return True
+    if leading.wrapped and ln.y0 - prev.y1 > _PARAGRAPH_GAP * height and (
+            prev.width < leading.wrapped or _INDEX_ENTRY.search(prev.text) or (ended and _ENUMERATED.match(ln.text))):
+        return True  # wide leading: a line that was not wrapped, an index entry, a list's item end their block
     return ended and ln.x0 > prev.x0 + 0.8 * ln.size
 
 
@@ -101,7 +139,7 @@ def _joins(w: _Writer, prev: Line | None, ln: Line, text: str) -> bool:
         return False
     if w.note is not None:
         return _same_style(prev, ln) and continues_note(w.note, text)
-    return not _breaks(prev, ln) and not starts_note(text)
+    return not _breaks(prev, ln, w.leading) and not starts_note(text)
 
 
 def _write_line(w: _Writer, ln: Line, text: str) -> None:
@@ -151,7 +189,7 @@ def _write_table(w: _Writer, item: Item) -> None:
 
 def build(doc: DocumentItems, levels: dict[int, int], printed: dict[int, str], ocr: set[int]) -> BuiltMarkdown:
     """Markdown, headings and page spans of one document."""
-    w = _Writer()
+    w = _Writer(leading=paragraph_gap([it.line for it in doc.items if it.line is not None and it.heading is None]))
     headings: list[Heading] = []
     for item in doc.items:
         if item.table is not None:

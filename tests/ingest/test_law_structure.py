@@ -169,3 +169,17 @@ def test_running_headers_never_sit_inside_an_article(path: Path) -> None:
                 said = " ".join(doc.markdown[s.start:s.end] for s in ch.sentences)
                 inside = [h for h in headers if h in said]
                 assert not inside, (path.name, ch.article, inside)
+
+
+def test_a_ruling_set_with_wide_leading_is_read_in_paragraphs() -> None:
+    """The Chilean Supreme Court ruling prints every line 1.5 lines apart: its lines are one paragraph (p. 4:
+    "…si bien tiende a morigerar los efectos en la / ejecución de un contrato, por la concurrencia…"), so a sentence
+    is quoted whole, never stopped at a line's end; its numbered considerations stay apart."""
+    [(doc, chunks)] = parsed(PDFS / "cl_corte_suprema_sentencia_2024_imprevision.pdf")
+    sentences = [doc.markdown[s.start:s.end] for ch in chunks for s in ch.sentences]
+    whole = [s for s in sentences if "morigerar los efectos en la" in s]
+    assert whole and "ejecución de un contrato, por la concurrencia de circunstancias" in whole[0]
+    assert not any(s.rstrip().endswith("morigerar los efectos en la") for s in sentences)
+    [(opinion, _)] = parsed(PDFS / "us_ca1_court_of_appeals_opinion.pdf")  # double-spaced, in English
+    assert "This interlocutory appeal arises out of the chaotic early weeks of the COVID-19 pandemic." in \
+        " ".join(opinion.markdown.split())
