@@ -54,7 +54,8 @@ def open_index(config, wait_s: float = WAIT_S):
 def with_index_turn(config, opener: Callable[[], Any], wait_s: float = WAIT_S) -> Any:
     """`opener()`, waiting its turn while another process holds the embedded index: qdrant-edge admits one process
     and has no read-only opener (`retrieval/store/lock.py`), so a second command waits until the first is done —
-    one line on stderr says who it waits for — and gives up after `wait_s` seconds with the holder's name."""
+    one line on stderr says who it waits for — and gives up after `wait_s` seconds: `IndexInUseError` naming the
+    holder, which the caller reports (`fail`, or a JSON summary first with `--json`)."""
     import time
 
     from retrieval.store.base import IndexInUseError
@@ -70,7 +71,7 @@ def with_index_turn(config, opener: Callable[[], Any], wait_s: float = WAIT_S) -
             left = deadline - time.monotonic()
             if left <= 0:
                 waited = f" (waited {wait_s:.0f} s)" if said else ""
-                fail(f"{exc}{waited}")
+                raise IndexInUseError(f"{exc}{waited}") from None
             if not said:
                 from rich.markup import escape
 

@@ -49,7 +49,15 @@ def ingest_command(
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     import flows  # noqa: F401  (offline Prefect settings, before Prefect is imported)
 
-    summary, state = _run(paths, context, json_out, log_file, wait)
+    from retrieval.embedders import EmbedderError
+    from retrieval.store import StoreError
+
+    try:
+        summary, state = _run(paths, context, json_out, log_file, wait)
+    except (StoreError, EmbedderError) as exc:  # the index is held, damaged, or the model will not load
+        if json_out:  # stdout of --json is always JSON: the run that could not start, and why
+            print_json({"state": "Failed", "error": str(exc), "files": []})
+        fail(str(exc))
     if json_out:
         print_json(summary)
     else:
@@ -68,8 +76,6 @@ def _run(paths: list[Path], context: bool | None, json_out: bool, log_file: Path
     from flows import progress
     from flows.ingest_flow import run_ingest
     from flows.tasks import close_indexes, warm_up
-    from retrieval.embedders import EmbedderError
-    from retrieval.store import StoreError
 
     live = err_console.is_terminal and not json_out
     view: _Progress = _ProgressView() if live else _ProgressLines()
@@ -80,8 +86,6 @@ def _run(paths: list[Path], context: bool | None, json_out: bool, log_file: Path
                 with_index_turn(config, lambda: warm_up(config), wait_s)
             with view, progress.listening(view.on_event):
                 return run_ingest([str(p) for p in paths], context=context)
-    except (StoreError, EmbedderError) as exc:
-        fail(str(exc))
     finally:
         close_indexes()
 

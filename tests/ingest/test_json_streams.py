@@ -129,3 +129,24 @@ def test_ingest_json_on_damaged_and_broken_files(damaged, tmp_path):
     assert files["encrypted_copy.pdf"]["parse_status"] == "encrypted"
     assert list((tmp_path / "home" / "flows" / "runs").glob("*.json"))
     assert "MuPDF error" in done.stderr.decode(errors="replace")
+
+
+def test_ingest_json_when_the_index_is_held(tmp_path: Path) -> None:
+    """Another process holds the embedded index past `--wait`: stdout is still one JSON object (the run that could not
+    start, and why), stderr the one line that says who holds it."""
+    home = tmp_path / "home"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom retrieval.index import Index\nfrom retrieval.settings import "
+         "Settings\nindex = Index.open(Settings())\nprint('open', flush=True)\nsys.stdin.read()"],
+        env=_env(home), cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline().strip() == b"open"
+        done = _run(["ingest", str(pdf(SHORT)), "--json", "--wait", "0"], home)
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=60)
+    assert done.returncode == 1
+    summary = _json(done)
+    assert summary["state"] == "Failed" and summary["files"] == []
+    assert "in use by pid" in summary["error"]
+    assert "in use by pid" in done.stderr.decode(errors="replace")
