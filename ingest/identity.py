@@ -546,6 +546,9 @@ def identify(ev: Evidence) -> Identity:
         ident.amends = _amended(ident.title)
     if ident.short_title is None:
         _spanish_act(ident)
+    if ident.last_reform_date is None and (m := _LAST_MODIFIED.search(  # a BOE consolidated text's version, printed
+            " ".join([_text(ev.lines, 80), *(h.label for h in ev.headings)]))):  # after its index
+        ident.last_reform_date = _date_of(m.group(1))
     ident.title = bound(ident.title) or UNTITLED
     if ident.title == UNTITLED or not text_quality.is_words(ident.title):  # never a noise fragment ("SNE //Z")
         ident.title = bound(_fallback_title(ev, ident)) or UNTITLED
@@ -589,6 +592,7 @@ def _annexed_law(ev: Evidence, decree: Identity) -> Identity:
 # "Ley Orgánica 10/1995, de 23 de noviembre, del Código Penal.") or what it does ("…, por el que se aprueba …").
 _ES_ACT = re.compile(r"^((Real\s+Decreto(?:-ley|\s+Legislativo)?|Ley(?:\s+Org[áa]nica)?|Decreto(?:-ley)?|Orden)\s+"
                      r"(?:[A-Z]{2,5}/)?(\d+/\d{4})),\s+de\s+\d{1,2}\s+de\s+\w+,\s+(.*?)\.?$")
+_LAST_MODIFIED = re.compile(r"[ÚU]ltima\s+modificaci[óo]n:\s*(\d{1,2}\s+de\s+\w+\s+de\s+\d{4})")  # BOE consolidado
 _OWN_NAME = re.compile(r"^(?:de\s+la\s+|del\s+|de\s+los\s+)((?:Ley|C[óo]digo|Estatuto)\b.*)$")
 
 

@@ -9,6 +9,7 @@ responsabilidad limitada no podrá ser inferior a un euro…" (p. 13).
 from __future__ import annotations
 
 import collections
+import datetime as dt
 import functools
 import re
 from pathlib import Path
@@ -83,6 +84,7 @@ def test_texto_refundido_is_its_own_law() -> None:
     assert law.short_title == "Ley de Sociedades de Capital" and "LSC" in law.aliases
     assert law.title == "Texto refundido de la Ley de Sociedades de Capital"
     assert law.publication_date == decree.publication_date
+    assert law.last_reform_date == decree.last_reform_date == dt.date(2025, 1, 3)  # "Última modificación: 03 de enero de 2025"
     assert decree.number == "1/2010"
     assert law.pdf_pages[0] > decree.pdf_pages[1] - 1  # the law follows its decree
     # The decree keeps its own operative article; the law's articles start at 1.
