@@ -1,0 +1,695 @@
+"""`gaceta mcp`: gaceta as a Model Context Protocol server (the official `mcp` SDK's `MCPServer`), over stdio or
+streamable HTTP. A face, as thin as the CLI and the API: every tool is one of their calls, and returns their models.
+
+    search(query, k, filters)          → the API's `SearchResponse`, each hit with a link to its highlighted page
+    get_provision(law, article, …)     → an article (or one paragraph / fracción of it): verbatim text, amendment
+                                         notes, the label a lawyer writes, page, link
+    ask(question, k, filters)          → the API's `AnswerResponse` (cited answer, verified spans, coverage)
+    check_quote(quote, source?)        → each quote exact / altered / misattributed / not found, official wording
+    attribute(text)                    → the API's `AttributionResponse` (sentences and quotes of any text)
+    format_citation(reference)         → the parsed reference (`ingest.references`), what it resolves to in the
+                                         index (`retrieval.law_lookup`), its label (`retrieval.labels`)
+    list_documents(filters, …)         → the API's `DocumentPage`
+    resource gaceta://documents/{id}   → a document's Markdown
+
+Where the index is: through its owner (`gaceta serve`) when one serves this data dir, as every command does
+(`gaceta.client.OwnerClient`); otherwise this process opens the index on its first call and keeps it while it runs
+(qdrant-edge admits one process: other commands wait for it, as they wait for any command; run `gaceta serve` to
+share it). A provision is found by the same reference lookup `search` does ("artículo 27 de la CPEUM": the law's name
+resolved against the index's documents, the article's chunks fetched by key) and read whole chunk by chunk
+(`GET /chunks/{id}`), so nothing of search or answering is done twice here.
+
+Errors an agent can act on (unknown law, article not found, index damaged, a bad argument) are MCP tool errors with
+one line (`ToolError`); results are bounded as the API bounds them (`gaceta.api.schemas`). Law versions (`as_of`)
+are not offered: the index keeps one version of each law.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+from urllib.parse import quote as url_quote
+
+from pydantic import BaseModel, Field, ValidationError
+
+from gaceta.api.schemas import (MAX_QUESTION_CHARS, AnswerResponse, AttributeRequest, AttributionResponse, AskRequest,
+                                ChunkResponse, DocumentResponse, FiltersIn, Hit, HitDocument, SearchRequest,
+                                SearchResponse, bounded_chunk, hit_chars)
+from ingest.models import AmendmentNote, Chunk, DocumentInfo, LegalReference, ProvisionRole
+from retrieval.documents import DocumentPage
+from retrieval.models import ResolvedReference
+from retrieval.settings import Settings
+
+NAME = "gaceta"
+MAX_PROVISION_CHUNKS = 400  # chunks one article may span (the longest article of the CPEUM spans a few dozen)
+MAX_PROVISION_CHARS = 100_000  # characters of provision text a result carries (the cut is marked `truncated`)
+LOOKUP_K = 12  # hits of the reference search that finds a provision's first chunk (named provisions come first)
+INDEX_WAIT_S = 60.0  # how long a call waits for an embedded index another command holds
+OWN_ROLES = (ProvisionRole.text, ProvisionRole.repealed)
+T = TypeVar("T")
+
+
+class GacetaToolError(Exception):
+    """An expected failure of a tool call, said in one line (becomes the SDK's `ToolError`)."""
+
+
+# --- result models (the API's, plus what an agent needs to open a page) -------------------------------------------
+class LinkedHit(Hit):
+    link: str = Field(description="The page view that shows this hit's text highlighted on its PDF page (relative "
+                      "to the `gaceta serve` address when no server is running).")
+
+
+class SearchResult(SearchResponse):
+    hits: list[LinkedHit]
+
+
+class Provision(BaseModel):
+    """An article of a law, or one paragraph / fracción of it, as the official text has it."""
+
+    law: str = Field(description="The document the law resolved to (its title).")
+    doc_id: str
+    article: str = Field(description="The article's key as the law numbers it: \"27\", \"3 Bis\", \"330-A\".")
+    paragraph: int | None = None
+    fraction: str | None = None
+    label: str = Field(description="As a lawyer cites it: \"Constitución Política de los Estados Unidos Mexicanos, "
+                       "art. 27, párr. 1, p. 31\".")
+    text: str = Field(description="The provision verbatim (the document's Markdown between `start` and `end`, "
+                      "amendment notes included where the law prints them).")
+    truncated: bool = Field(False, description=f"The text was cut at {MAX_PROVISION_CHARS:,} characters.")
+    notes: list[AmendmentNote] = Field([], description="The amendment notes printed in the provision (\"Párrafo "
+                                       "reformado DOF 06-01-1992\").")
+    page: int = Field(description="The PDF page the provision starts on.")
+    printed_page: str | None = None
+    pages: list[int] = Field(description="Every PDF page the provision touches.")
+    start: int = Field(description="Offsets into the document's Markdown (gaceta://documents/{doc_id}).")
+    end: int
+    link: str = Field(description="The page view with the provision highlighted on its first page.")
+    document: HitDocument
+
+
+class QuoteResult(BaseModel):
+    text: str = Field(description="The quote as written.")
+    status: str = Field(description="exact | altered | misattributed | not_found")
+    official: str | None = Field(None, description="The official wording (a verbatim slice of the document).")
+    changes: list[dict[str, str | None]] = Field([], description="Word changes quote → official wording "
+                                                 "(op: replace | delete | insert).")
+    claimed: str | None = Field(None, description="The source the text names for the quote, as written.")
+    found: str | None = Field(None, description="Where the official wording is, as a lawyer cites it.")
+    link: str | None = Field(None, description="The page view with the official wording highlighted.")
+    reason: str = ""
+
+
+class QuoteCheckResult(BaseModel):
+    quotes: list[QuoteResult]
+
+
+class Citation(BaseModel):
+    """A reference as `format_citation` read it and what it names in the index."""
+
+    reference: LegalReference
+    resolved: bool = Field(description="The law it names is in the index (and the article, when one is named).")
+    documents: list[str] = Field([], description="Titles of the documents the law resolved to, best first.")
+    doc_id: str | None = None
+    label: str | None = Field(None, description="The citation as a lawyer writes it, with the page of the "
+                              "provision in the official text.")
+    link: str | None = None
+    message: str = Field("", description="Why it did not resolve, in one line.")
+
+
+# --- where the index is --------------------------------------------------------------------------------------------
+class Backend:
+    """One call of the API's, answered by the owner (`gaceta serve`) when one serves this data dir, else by the index
+    this process opens on first use and keeps. Every method returns the API's model."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self._lock = threading.Lock()
+        self._index = None
+        self._client = None
+
+    # the two ways in
+    def _owner(self):
+        """An `OwnerClient` of the live owner, or None (then the local index)."""
+        if self._index is not None:
+            return None  # this process holds the embedded index: no other process can serve it
+        from gaceta.client import OwnerClient, find_owner
+
+        if self._client is None:
+            owner = find_owner(self.settings)
+            if owner is not None:
+                self._client = OwnerClient(owner, self.settings.api_key)
+        return self._client
+
+    def _local(self):
+        with self._lock:
+            if self._index is None:
+                self._index = open_index(self.settings)
+            return self._index
+
+    def _run(self, remote: Callable[[Any], T], local: Callable[[Any], T]) -> T:
+        from gaceta.client import OwnerError, OwnerUnreachable
+
+        client = self._owner()
+        if client is not None:
+            try:
+                return remote(client)
+            except OwnerUnreachable:
+                self._client = None
+                client.close()
+            except OwnerError as exc:
+                raise GacetaToolError(str(exc)) from None
+        return local(self._local())
+
+    @property
+    def base_url(self) -> str:
+        """Where the page views are served: the owner's address, or "" (links relative to `gaceta serve`)."""
+        client = self._client if self._index is None else None
+        return client.owner.url.rstrip("/") if client is not None else ""
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+        if self._index is not None:
+            self._index.close()
+
+    # the calls
+    def search(self, request: SearchRequest) -> SearchResponse:
+        body = request.model_dump(mode="json")
+
+        def local(index) -> SearchResponse:
+            from retrieval.legal_search import legal_search
+
+            found = legal_search(index, request.query, k=request.k, mode=request.mode,
+                                 filters=request.search_filters(), rerank=request.rerank, fusion=request.fusion,
+                                 prefetch=request.prefetch)
+            return SearchResponse.of(request.query, request.mode, request.k, found.hits, found.references,
+                                     hit_chars(request.max_chars, self.settings.max_hit_chars))
+
+        return self._run(lambda c: c.search(body), local)
+
+    def ask(self, request: AskRequest) -> AnswerResponse:
+        body = request.model_dump(mode="json")
+
+        def local(index) -> AnswerResponse:
+            from retrieval.answers import ask
+
+            answer = ask(index, request.question, k=request.k, filters=request.search_filters(),
+                         answerer=request.answerer, settings=self.settings, rerank=request.rerank)
+            return AnswerResponse.of(answer, hit_chars(request.max_chars, self.settings.max_hit_chars))
+
+        return self._run(lambda c: c.ask(body), local)
+
+    def attribute(self, request: AttributeRequest) -> AttributionResponse:
+        body = request.model_dump(mode="json")
+
+        def local(index) -> AttributionResponse:
+            from retrieval.attribution import attribute
+
+            rerank = self.settings.rerank if request.rerank is None else request.rerank
+            result = attribute(index, request.text, question=request.question, doc_ids=request.doc_ids,
+                               rerank=rerank, llm=request.llm, settings=self.settings)
+            return AttributionResponse.of(result, self.settings.max_hit_chars)
+
+        return self._run(lambda c: c.attribute(body), local)
+
+    def documents(self, filters: FiltersIn | None, offset: int, limit: int) -> DocumentPage:
+        from retrieval.models import SearchFilters
+
+        params: dict[str, Any] = {"offset": offset, "limit": limit}
+        if filters is not None:
+            params.update({k: v for k, v in filters.model_dump(mode="json", exclude={"doc_ids"}).items() if v})
+        wanted = SearchFilters.model_validate(filters.model_dump()) if filters is not None else None
+        return self._run(lambda c: DocumentPage.model_validate(c.documents(params)),
+                         lambda index: index.documents(wanted, offset=offset, limit=limit))
+
+    def document(self, doc_id: str) -> DocumentResponse | None:
+        def remote(client) -> DocumentResponse | None:
+            reply = client.owner.call("GET", f"/documents/{url_quote(doc_id, safe='')}", client._http, ok=(404,))
+            return None if reply.status_code == 404 else DocumentResponse.model_validate_json(reply.content)
+
+        def local(index) -> DocumentResponse | None:
+            doc = index.document(doc_id)
+            return None if doc is None else DocumentResponse.of(doc)
+
+        return self._run(remote, local)
+
+    def chunk(self, chunk_id: str) -> ChunkResponse | None:
+        """A chunk (its whole text) and its document, as `GET /chunks/{chunk_id}` answers."""
+        def remote(client) -> ChunkResponse | None:
+            reply = client.owner.call("GET", f"/chunks/{url_quote(chunk_id, safe='')}", client._http, ok=(404,))
+            return None if reply.status_code == 404 else ChunkResponse.model_validate_json(reply.content)
+
+        def local(index) -> ChunkResponse | None:
+            chunk = index.chunk(chunk_id)
+            info = None if chunk is None else index.chunk_document_info(chunk_id)
+            return None if info is None else ChunkResponse(chunk=bounded_chunk(chunk), document=HitDocument.of(info))
+
+        return self._run(remote, local)
+
+
+def open_index(settings: Settings):
+    """The existing index, waiting up to INDEX_WAIT_S for a command that holds it; a clear one-line error otherwise
+    (the CLI's `open_index`, which exits the process on failure, as a tool error)."""
+    import time
+
+    from retrieval.embedders import EmbedderError
+    from retrieval.index import Index
+    from retrieval.store import StoreError, index_exists
+    from retrieval.store.base import IndexInUseError
+    from retrieval.store.lock import IndexLock
+
+    if not index_exists(settings):
+        raise GacetaToolError(f"no index at {settings.index_dir}: run `gaceta ingest PATH` first (or set GACETA_HOME)")
+    deadline = time.monotonic() + INDEX_WAIT_S
+    while True:
+        try:
+            index = Index.open(settings)
+            break
+        except IndexInUseError as exc:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise GacetaToolError(f"{exc} (waited {INDEX_WAIT_S:.0f} s; `gaceta serve` lets commands and agents "
+                                      "share the index)") from None
+            IndexLock(settings.index_dir).wait_until_free(left)
+        except (StoreError, EmbedderError) as exc:
+            raise GacetaToolError(str(exc)) from None
+    if settings.rerank_model:
+        from retrieval.cross_encoder import CrossEncoderError, load_cross_encoder
+
+        try:
+            load_cross_encoder(settings.rerank_model)
+        except CrossEncoderError as exc:
+            index.close()
+            raise GacetaToolError(str(exc)) from None
+    return index
+
+
+# --- provisions ----------------------------------------------------------------------------------------------------
+def page_link(base: str, doc_id: str, page: int, start: int, end: int) -> str:
+    """The page view (`GET /documents/{doc_id}/pages/{n}?highlight=START-END`) that shows the span highlighted."""
+    return f"{base}/documents/{url_quote(doc_id, safe='')}/pages/{page}?highlight={start}-{end}"
+
+
+def document_info(document: HitDocument) -> DocumentInfo:
+    """The record `retrieval.labels` names a document from, rebuilt from the bounded names a hit carries."""
+    return DocumentInfo(**document.model_dump(exclude={"file_name"}), source_path=document.file_name,
+                        source_sha256="")
+
+
+def reference_query(law: str, article: str) -> str:
+    """The phrase a lawyer writes for the provision, which the reference lookup reads ("artículo 27 de la CPEUM")."""
+    from ingest.references import article_key
+
+    key = article_key(article) or article.strip()
+    return f"artículo {key} de {law.strip()}" if law.strip() else f"artículo {key}"
+
+
+def _missing(what: str, ref: ResolvedReference | None, law: str, backend: Backend) -> GacetaToolError:
+    if ref is None or not ref.resolved:
+        known = backend.documents(None, 0, 1).total
+        return GacetaToolError(f"unknown law {law!r}: no document in the index is called so ({known} documents; "
+                               "list_documents shows them)")
+    return GacetaToolError(f"{what} not found in {ref.titles[0]}")
+
+
+def find_provision(backend: Backend, law: str, article: str, paragraph: int | None = None,
+                   fraction: str | None = None) -> Provision:
+    """The provision through the search's reference lookup: its first chunk from `search`, the rest read chunk by
+    chunk while the article lasts; then the paragraph or fracción asked for, by the chunks' paragraph marks."""
+    from ingest.references import article_key
+
+    key = article_key(article)
+    if key is None:
+        raise GacetaToolError(f"{article!r} is not an article number (write it as the law does: 27, 3 Bis, 330-A)")
+    if not law.strip():
+        raise GacetaToolError("name the law: its name as cited (Ley de Amparo), its acronym (CPEUM) or Constitución")
+    query = reference_query(law, key)
+    found = backend.search(SearchRequest(query=query, k=LOOKUP_K))
+    ref = next((r for r in found.references if key in r.reference.articles), None)
+    if ref is None or not ref.resolved:
+        raise _missing(f"article {key}", None, law, backend)
+    doc_id = ref.doc_ids[0]
+    if not _names(law, ref.doc_ids, found):  # an article of whatever law the search's context chose: not this one
+        raise _missing(f"article {key}", None, law, backend)
+    first = next((h for h in found.hits if h.via == "reference" and h.chunk.doc_id == doc_id
+                  and h.chunk.article == key and h.chunk.role in OWN_ROLES), None)
+    if first is None:
+        raise _missing(f"article {key}", ref, law, backend)
+    chunks = _article_chunks(backend, first.chunk.chunk_id, key)
+    if not chunks:
+        raise _missing(f"article {key}", ref, law, backend)
+    start, end = _heading_start(chunks[0]), chunks[-1].end
+    fraction = fraction.strip().upper() if fraction else None
+    if paragraph is not None or fraction:
+        span = _paragraph_span(chunks, paragraph, fraction)
+        if span is None:
+            what = ", ".join(p for p in (paragraph and f"párrafo {paragraph}", fraction and f"fracción {fraction}")
+                             if p)
+            raise _missing(f"{what} of article {key}", ref, law, backend)
+        start, end = span
+    document = first.document
+    text, truncated = _text(chunks, start, end)
+    if truncated:
+        end = start + len(text)
+    opening = next(c for c in chunks if c.start <= start < c.end or c.start >= start)
+    page, printed = opening.page_at(max(start, opening.start))
+    from retrieval.labels import label
+
+    return Provision(
+        law=document.title, doc_id=doc_id, article=key, paragraph=paragraph, fraction=fraction,
+        label=label(document_info(document), opening, max(start, opening.start)), text=text, truncated=truncated,
+        notes=[n for c in chunks for n in c.notes if start <= n.start < end],
+        page=page, printed_page=printed,
+        pages=sorted({p for c in chunks if c.start < end and c.end > start for p in c.pages}),
+        start=start, end=end, link=page_link(backend.base_url, doc_id, page, start, end), document=document,
+    )
+
+
+def _names(law: str, doc_ids: list[str], found: SearchResponse) -> bool:
+    """Whether `law` is a name of the document the reference resolved to, by the index's own name matching
+    (`retrieval.law_lookup.LawCatalog`: title, short title, aliases, acronym), however it is capitalised."""
+    from ingest.references import parse_references
+    from retrieval.law_lookup import LawCatalog
+
+    docs = {h.document.doc_id: h.document for h in found.hits if h.document.doc_id in doc_ids}
+    if not docs:
+        return False
+    catalog = LawCatalog([document_info(d) for d in docs.values()])
+    named = [r for r in parse_references(law) if r.law or r.constitutional]
+    refs = named or [LegalReference(text=law, law=law.strip())]
+    return any(catalog.resolve(r) for r in refs) or bool(catalog.mentioned(law))
+
+
+def _article_chunks(backend: Backend, first_id: str, key: str) -> list[Chunk]:
+    """The chunks of the article that starts in chunk `first_id`, in order (each read whole, `GET /chunks/{id}`)."""
+    doc_id, _, number = first_id.rpartition(":")
+    chunks: list[Chunk] = []
+    for index in range(int(number), int(number) + MAX_PROVISION_CHUNKS):
+        got = backend.chunk(f"{doc_id}:{index:05d}")
+        if got is None or got.chunk.article != key or got.chunk.role not in OWN_ROLES:
+            break
+        chunks.append(got.chunk)
+    return chunks
+
+
+def _heading_start(chunk: Chunk) -> int:
+    """Where the article starts in its first chunk: the line of its own heading ("###### Artículo 17.", the chunk's
+    article heading), not the chapter headings the chunk may open with."""
+    from ingest.models import HeadingKind
+
+    title = next((text for text, kind in zip(reversed(chunk.heading_path), reversed(chunk.heading_kinds))
+                  if kind is HeadingKind.articulo), None)
+    at = chunk.text.find(title) if title else -1
+    return chunk.start + chunk.text.rfind("\n", 0, at) + 1 if at > 0 else chunk.start
+
+
+def _paragraph_span(chunks: list[Chunk], paragraph: int | None, fraction: str | None) -> tuple[int, int] | None:
+    """[start, end) of the paragraph (and/or fracción) in the article, from the chunks' paragraph marks: from the
+    first mark that matches to the first later mark that does not."""
+    marks = sorted({m.offset: m for c in chunks for m in c.paragraphs}.values(), key=lambda m: m.offset)
+
+    def wanted(mark) -> bool:
+        return (paragraph is None or mark.paragraph == paragraph) and (fraction is None or mark.fraccion == fraction)
+
+    def same(mark, first) -> bool:  # a fracción's incisos belong to it; a paragraph's fracciones to it
+        if fraction is not None:
+            return mark.fraccion == first.fraccion and mark.paragraph == first.paragraph
+        return mark.paragraph == first.paragraph
+
+    begin = next((i for i, m in enumerate(marks) if wanted(m)), None)
+    if begin is None:
+        return None
+    stop = next((m.offset for m in marks[begin + 1:] if not same(m, marks[begin])), chunks[-1].end)
+    return marks[begin].offset, stop
+
+
+def _text(chunks: list[Chunk], start: int, end: int) -> tuple[str, bool]:
+    """The document Markdown [start, end) from consecutive chunks (each `markdown[c.start:c.end]`), at most
+    MAX_PROVISION_CHARS characters; a gap between chunks (a heading line) is read as a blank line."""
+    parts: list[str] = []
+    at = start
+    for c in chunks:
+        lo, hi = max(c.start, at), min(c.end, end)
+        if hi <= lo:
+            continue
+        if lo > at and parts:
+            parts.append("\n\n")
+        parts.append(c.text[lo - c.start: hi - c.start])
+        at = hi
+    text = "".join(parts).strip("\n")
+    return (text[:MAX_PROVISION_CHARS], True) if len(text) > MAX_PROVISION_CHARS else (text, False)
+
+
+def format_reference(backend: Backend, reference: str) -> Citation:
+    """The first legal reference in `reference`, parsed, resolved against the index and labelled."""
+    from ingest.references import parse_references
+    from retrieval.labels import document_name
+
+    refs = [r for r in parse_references(reference) if r.articles or r.law or r.constitutional]
+    if not refs:
+        raise GacetaToolError(f"no legal reference in {reference!r}: write it as a lawyer does (artículo 27 de la "
+                              "Constitución, art. 17 de la Ley de Amparo, 14 constitucional)")
+    ref = refs[0]
+    if not ref.articles:  # a law alone: what it resolves to, named as citations name it
+        found = backend.search(SearchRequest(query=ref.text, k=1))
+        resolved = next((r for r in found.references if r.resolved), None)
+        if resolved is None:
+            return Citation(reference=ref, resolved=False, message=f"no document in the index is called {ref.text!r}")
+        hit = next((h for h in found.hits if h.chunk.doc_id == resolved.doc_ids[0]), None)
+        name = document_name(document_info(hit.document)) if hit else resolved.titles[0]
+        return Citation(reference=ref, resolved=True, documents=resolved.titles, doc_id=resolved.doc_ids[0],
+                        label=name)
+    law = ref.law or ("Constitución" if ref.constitutional else "")
+    if not law:
+        return Citation(reference=ref, resolved=False, message="no law named: say which law the article is of")
+    try:
+        provision = find_provision(backend, law, ref.articles[0], ref.paragraph, ref.fraccion)
+    except GacetaToolError as exc:
+        return Citation(reference=ref, resolved=False, message=str(exc))
+    return Citation(reference=ref, resolved=True, documents=[provision.law], doc_id=provision.doc_id,
+                    label=provision.label, link=provision.link)
+
+
+def quote_results(result: AttributionResponse, base: str) -> list[QuoteResult]:
+    out = []
+    for q in result.quotes:
+        cite = q.citations[0] if q.citations else None
+        link = None
+        if cite is not None and q.official:
+            link = page_link(base, cite.doc_id, cite.pages[0], cite.start, cite.end)
+        out.append(QuoteResult(
+            text=q.text, status=q.status.value, official=q.official,
+            changes=[{"op": d.op, "quoted": d.quoted, "official": d.official} for d in q.diff if d.op != "equal"],
+            claimed=q.claimed.text if q.claimed else None, found=q.found_label, link=link, reason=q.reason))
+    return out
+
+
+# --- the server ----------------------------------------------------------------------------------------------------
+# (module level: the SDK reads the tools' annotations by name, `from __future__ import annotations` being on)
+Query = Annotated[str, Field(description="What to look for, in Spanish or English; legal references "
+                             "('art. 27 constitucional') are looked up directly.", max_length=MAX_QUESTION_CHARS)]
+Filters = Annotated[FiltersIn | None, Field(description="Restrict to document types, issuing bodies, dates, "
+                                            "document ids.")]
+
+
+def _one_line(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'input'}: {e['msg']}" for e in exc.errors())
+
+
+def build_server(settings: Settings | None = None):
+    """The MCP server: its tools over one `Backend` (closed with the server's lifespan)."""
+    from contextlib import asynccontextmanager
+
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError, UnexpectedToolError
+    from mcp.types import ToolAnnotations
+
+    settings = settings or Settings()
+    backend = Backend(settings)
+
+    @asynccontextmanager
+    async def lifespan(_server):
+        try:
+            yield None
+        finally:
+            backend.close()
+
+    class Server(MCPServer):
+        async def call_tool(self, name, arguments, context=None):
+            """Arguments the input schema refuses: one line naming each field and why (pydantic's report spans
+            lines and links to its docs)."""
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                if isinstance(exc.__cause__, ValidationError) and not isinstance(exc, UnexpectedToolError):
+                    raise ToolError(f"{name}: {_one_line(exc.__cause__)}") from exc.__cause__
+                raise
+
+    server = Server(
+        NAME, title="gaceta: Mexican and other official legal texts, cited",
+        instructions=(
+            "Official legal texts (the Mexican Constitution, federal laws, DOF gazettes, other legal PDFs) with "
+            "verifiable citations. get_provision fetches an article verbatim with its amendment notes; search finds "
+            "passages; ask answers with citations checked against the official text; check_quote tells whether a "
+            "quote is exact, altered, misattributed or not in the law; format_citation turns 'art. 27 constitucional' "
+            "into the citation a lawyer writes. Every result carries a link that opens the PDF page with the cited "
+            "words highlighted."),
+        version=_version(), lifespan=lifespan, log_level="WARNING")
+    read_only = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+
+    def call(fn: Callable[[], T]) -> T:
+        """A tool's work; its expected failures one line for the agent, never a traceback."""
+        from retrieval.answers import AnswerError
+        from retrieval.attribution import AttributionInputError, UnknownDocuments
+        from retrieval.cross_encoder import CrossEncoderError
+        from retrieval.embedders import EmbedderError
+        from retrieval.store import StoreError
+
+        try:
+            return fn()
+        except GacetaToolError as exc:
+            raise ToolError(str(exc)) from None
+        except ValidationError as exc:
+            raise ToolError(_one_line(exc)) from None  # a request model of the API's refused the arguments
+        except (StoreError, AnswerError, AttributionInputError, EmbedderError, CrossEncoderError) as exc:
+            raise ToolError(str(exc)) from None
+        except UnknownDocuments as exc:
+            raise ToolError(str(exc).strip("'\"")) from None
+
+    @server.tool(annotations=read_only)
+    def search(query: Query, k: Annotated[int, Field(ge=1, le=100)] = 10, filters: Filters = None) -> SearchResult:
+        """Search the indexed legal texts: ranked passages with the document, the citation label, the page and a
+        link to the highlighted page."""
+        def run() -> SearchResult:
+            found = backend.search(SearchRequest(query=query, k=k, filters=filters))
+            base = backend.base_url
+            hits = [LinkedHit(**h.model_dump(), link=page_link(base, h.chunk.doc_id, h.chunk.pages[0],
+                                                                 h.chunk.start, h.chunk.end)) for h in found.hits]
+            return SearchResult(**{**found.model_dump(), "hits": hits})
+
+        return call(run)
+
+    @server.tool(annotations=read_only)
+    def get_provision(
+        law: Annotated[str, Field(description="The law as cited: 'CPEUM', 'Constitución', 'Ley de Amparo', 'LFT'.",
+                                  min_length=1, max_length=300)],
+        article: Annotated[str, Field(description="The article as the law numbers it: '27', '3o', '107 Bis'.",
+                                      min_length=1, max_length=40)],
+        paragraph: Annotated[int | None, Field(ge=1, le=500, description="Only this paragraph (párrafo) of the "
+                                               "article, counted as lawyers count them.")] = None,
+        fraction: Annotated[str | None, Field(max_length=20, description="Only this fracción (roman numeral: "
+                                              "'IV').")] = None,
+    ) -> Provision:
+        """An article of a law (or one paragraph / fracción of it) verbatim from the official text, with its
+        amendment notes, the label a lawyer cites it by, its page and a link to the highlighted page."""
+        return call(lambda: find_provision(backend, law, article, paragraph, fraction))
+
+    @server.tool(annotations=read_only)
+    def ask(question: Annotated[str, Field(description="The question, in Spanish or English.",
+                                           max_length=MAX_QUESTION_CHARS)],
+            k: Annotated[int, Field(ge=1, le=100)] = 8, filters: Filters = None) -> AnswerResponse:
+        """Answer a question from the indexed legal texts: every sentence cited to a span of the official text that
+        was checked to contain it, with coverage (how many sentences the quoted text backs)."""
+        return call(lambda: backend.ask(AskRequest(question=question, k=k, filters=filters)))
+
+    @server.tool(annotations=read_only)
+    def check_quote(
+        quote: Annotated[str, Field(description="The quoted words (without quotation marks).", min_length=1,
+                                    max_length=20_000)],
+        source: Annotated[str | None, Field(max_length=300, description="What the quote is said to be from: "
+                                            "'artículo 27 de la Constitución'.")] = None,
+    ) -> QuoteCheckResult:
+        """Check one quotation against the official text: exact, altered (with the changed words), misattributed
+        (the words are the law's, but from another article or law than `source` says) or not found; with the
+        official wording and where it is."""
+        def run() -> QuoteCheckResult:
+            words = " ".join(quote.split()).strip("«»“”\"'")
+            text = f"{source.strip()} dice: «{words}»." if source and source.strip() else f"«{words}»."
+            result = backend.attribute(AttributeRequest(text=text))
+            return QuoteCheckResult(quotes=quote_results(result, backend.base_url))
+
+        return call(run)
+
+    @server.tool(annotations=read_only)
+    def attribute(text: Annotated[str, Field(description="Any text (a model's answer, a memo, a brief); quotes "
+                                             "in «…», “…” or \"…\".", min_length=1, max_length=50_000)]
+                  ) -> AttributionResponse:
+        """Check a whole text against the official texts: each sentence supported / partly / unsupported by the
+        sources, each quote exact / altered / misattributed / not found with the official wording."""
+        return call(lambda: backend.attribute(AttributeRequest(text=text)))
+
+    @server.tool(annotations=read_only)
+    def format_citation(reference: Annotated[str, Field(description="A legal reference as written: 'art. 27 "
+                                                        "constitucional', 'artículo 17, fracción I de la Ley de "
+                                                        "Amparo'.", min_length=1, max_length=1000)]) -> Citation:
+        """Read a legal reference (Spanish forms: 'artículo 16', 'el 27 constitucional', 'fr. IV') and give the
+        citation a lawyer writes, resolved against the index (document, article, paragraph, page, link)."""
+        return call(lambda: format_reference(backend, reference))
+
+    @server.tool(annotations=read_only)
+    def list_documents(filters: Filters = None, offset: Annotated[int, Field(ge=0)] = 0,
+                       limit: Annotated[int, Field(ge=1, le=500)] = 50) -> DocumentPage:
+        """The indexed laws and documents (id, title, type, issuing body, publication date, pages), newest first."""
+        return call(lambda: backend.documents(filters, offset, limit))
+
+    @server.resource("gaceta://documents/{doc_id}", mime_type="text/markdown",
+                     description="A document's whole text as Markdown (the offsets of citations point into it).")
+    def document(doc_id: str) -> str:
+        try:
+            got = call(lambda: backend.document(doc_id))
+        except ToolError as exc:
+            raise ResourceError(str(exc)) from None
+        if got is None:
+            raise ResourceNotFoundError(f"no document {doc_id!r} in the index")
+        return got.markdown
+
+    return server
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("gaceta")
+    except PackageNotFoundError:
+        return ""
+
+
+# --- streamable HTTP: the API's key rules ---------------------------------------------------------------------------
+class BearerKey:
+    """ASGI middleware: every request carries `Authorization: Bearer <GACETA_API_KEY>` (constant-time compared), as
+    the API asks; a 401 with a one-line JSON body otherwise."""
+
+    def __init__(self, app, key: str):
+        self.app, self.key = app, key.encode()
+
+    async def __call__(self, scope, receive, send):
+        import secrets
+
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            scheme, _, token = given.partition(b" ")
+            if scheme.lower() != b"bearer" or not secrets.compare_digest(token.strip(), self.key):
+                from starlette.responses import JSONResponse
+
+                detail = ("missing API key: send 'Authorization: Bearer <key>'" if not token
+                          else "invalid API key")
+                await JSONResponse({"detail": detail}, 401, {"WWW-Authenticate": "Bearer"})(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def http_app(server, host: str, api_key: str | None, allowed: list[str]):
+    """The streamable HTTP app (path /mcp), DNS-rebinding protection on the Host names given, the key required when
+    one is set."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    if "*" in allowed:  # a wildcard bind with a key and no names given answers any Host (as the API does)
+        security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    else:
+        security = TransportSecuritySettings(allowed_hosts=[f"{h}:*" for h in allowed] + allowed,
+                                             allowed_origins=[f"{s}://{h}{p}" for h in allowed
+                                                              for s in ("http", "https") for p in ("", ":*")])
+    app = server.streamable_http_app(transport_security=security, host=host)
+    return BearerKey(app, api_key) if api_key else app
