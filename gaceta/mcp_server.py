@@ -26,6 +26,7 @@ are not offered: the index keeps one version of each law.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
@@ -44,10 +45,13 @@ from retrieval.settings import Settings
 NAME = "gaceta"
 MAX_PROVISION_CHUNKS = 400  # chunks one article may span (the longest article of the CPEUM spans a few dozen)
 MAX_PROVISION_CHARS = 100_000  # characters of provision text a result carries (the cut is marked `truncated`)
+KEPT_DOCUMENTS = 4  # documents whose Markdown a server keeps for the provisions it reads
+CHUNK_REQUESTS = 8  # chunks of a provision asked of the owner at once
 LOOKUP_K = 12  # hits of the reference search that finds a provision's first chunk (named provisions come first)
 INDEX_WAIT_S = 60.0  # how long a call waits for an embedded index another command holds
 OWN_ROLES = (ProvisionRole.text, ProvisionRole.repealed)
 T = TypeVar("T")
+_HEADING_LINES = re.compile(r"\A\s*(?:#{1,6}[ \t][^\n]*(?:\n\s*|\Z))+")  # Markdown heading lines at the start
 
 
 class GacetaToolError(Exception):
@@ -127,6 +131,7 @@ class Backend:
         self._lock = threading.Lock()
         self._index = None
         self._client = None
+        self._markdown: dict[str, str] = {}  # doc_id → Markdown, the last few documents a provision was read from
 
     # the two ways in
     def _owner(self):
@@ -234,16 +239,41 @@ class Backend:
 
         return self._run(remote, local)
 
-    def chunk(self, chunk_id: str) -> ChunkResponse | None:
-        """A chunk (its whole text) and its document, as `GET /chunks/{chunk_id}` answers."""
-        def remote(client) -> ChunkResponse | None:
+    def markdown(self, doc_id: str, chunks: list[Chunk]) -> str:
+        """The document's Markdown, checked against `chunks` just read (each chunk's text is its slice): a document
+        re-ingested since it was kept is read again."""
+        kept = self._markdown.get(doc_id)
+        if kept is None or any(kept[c.start:c.end] != c.text for c in chunks):
+            got = self.document(doc_id)
+            if got is None:
+                raise GacetaToolError(f"document {doc_id!r} left the index while it was read: try again")
+            kept = got.markdown
+            while len(self._markdown) >= KEPT_DOCUMENTS:
+                self._markdown.pop(next(iter(self._markdown)))
+            self._markdown[doc_id] = kept
+        return kept
+
+    def chunks(self, chunk_ids: list[str]) -> list[ChunkResponse | None]:
+        """Chunks (each whole) and their document, as `GET /chunks/{chunk_id}` answers; None for one not there.
+        Through the owner the requests go out together (the server answers them concurrently)."""
+        def one(client, chunk_id: str) -> ChunkResponse | None:
             reply = client.owner.call("GET", f"/chunks/{url_quote(chunk_id, safe='')}", client._http, ok=(404,))
             return None if reply.status_code == 404 else ChunkResponse.model_validate_json(reply.content)
 
-        def local(index) -> ChunkResponse | None:
-            chunk = index.chunk(chunk_id)
-            info = None if chunk is None else index.chunk_document_info(chunk_id)
-            return None if info is None else ChunkResponse(chunk=bounded_chunk(chunk), document=HitDocument.of(info))
+        def remote(client) -> list[ChunkResponse | None]:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(min(len(chunk_ids), CHUNK_REQUESTS)) as pool:
+                return list(pool.map(lambda chunk_id: one(client, chunk_id), chunk_ids))
+
+        def local(index) -> list[ChunkResponse | None]:
+            out = []
+            for chunk_id in chunk_ids:
+                chunk = index.chunk(chunk_id)
+                info = None if chunk is None else index.chunk_document_info(chunk_id)
+                out.append(None if info is None else ChunkResponse(chunk=bounded_chunk(chunk),
+                                                                   document=HitDocument.of(info)))
+            return out
 
         return self._run(remote, local)
 
@@ -349,9 +379,15 @@ def find_provision(backend: Backend, law: str, article: str, paragraph: int | No
             raise _missing(f"{what} of article {key}", ref, law, backend)
         start, end = span
     document = first.document
-    text, truncated = _text(chunks, start, end)
-    if truncated:
-        end = start + len(text)
+    text = _text(backend, doc_id, chunks, start, end)
+    if paragraph is not None or fraction:  # the paragraph without the article's heading lines above it
+        text = _HEADING_LINES.sub("", text, count=1)
+    start += len(_text(backend, doc_id, chunks, start, end)) - len(text)  # what was cut at the front
+    lead = len(text) - len(text.lstrip())
+    start, text = start + lead, text.strip()
+    truncated = len(text) > MAX_PROVISION_CHARS
+    text = text[:MAX_PROVISION_CHARS]
+    end = start + len(text)
     opening = next(c for c in chunks if c.start <= start < c.end or c.start >= start)
     page, printed = opening.page_at(max(start, opening.start))
     from retrieval.labels import label
@@ -382,14 +418,15 @@ def _names(law: str, doc_ids: list[str], found: SearchResponse) -> bool:
 
 
 def _article_chunks(backend: Backend, first_id: str, key: str) -> list[Chunk]:
-    """The chunks of the article that starts in chunk `first_id`, in order (each read whole, `GET /chunks/{id}`)."""
+    """The chunks of the article that starts in chunk `first_id`, in order (each read whole, `GET /chunks/{id}`,
+    CHUNK_REQUESTS at a time), up to the first chunk of another article."""
     doc_id, _, number = first_id.rpartition(":")
     chunks: list[Chunk] = []
-    for index in range(int(number), int(number) + MAX_PROVISION_CHUNKS):
-        got = backend.chunk(f"{doc_id}:{index:05d}")
-        if got is None or got.chunk.article != key or got.chunk.role not in OWN_ROLES:
-            break
-        chunks.append(got.chunk)
+    for batch in range(int(number), int(number) + MAX_PROVISION_CHUNKS, CHUNK_REQUESTS):
+        for got in backend.chunks([f"{doc_id}:{i:05d}" for i in range(batch, batch + CHUNK_REQUESTS)]):
+            if got is None or got.chunk.article != key or got.chunk.role not in OWN_ROLES:
+                return chunks
+            chunks.append(got.chunk)
     return chunks
 
 
@@ -424,21 +461,13 @@ def _paragraph_span(chunks: list[Chunk], paragraph: int | None, fraction: str | 
     return marks[begin].offset, stop
 
 
-def _text(chunks: list[Chunk], start: int, end: int) -> tuple[str, bool]:
-    """The document Markdown [start, end) from consecutive chunks (each `markdown[c.start:c.end]`), at most
-    MAX_PROVISION_CHARS characters; a gap between chunks (a heading line) is read as a blank line."""
-    parts: list[str] = []
-    at = start
-    for c in chunks:
-        lo, hi = max(c.start, at), min(c.end, end)
-        if hi <= lo:
-            continue
-        if lo > at and parts:
-            parts.append("\n\n")
-        parts.append(c.text[lo - c.start: hi - c.start])
-        at = hi
-    text = "".join(parts).strip("\n")
-    return (text[:MAX_PROVISION_CHARS], True) if len(text) > MAX_PROVISION_CHARS else (text, False)
+def _text(backend: Backend, doc_id: str, chunks: list[Chunk], start: int, end: int) -> str:
+    """The document Markdown [start, end): from the chunks when they follow each other without a gap, else from the
+    document (the whitespace between two chunks is in neither)."""
+    if all(a.end == b.start for a, b in zip(chunks, chunks[1:])):
+        base = chunks[0].start
+        return "".join(c.text for c in chunks)[start - base: end - base]
+    return backend.markdown(doc_id, chunks)[start:end]
 
 
 def format_reference(backend: Backend, reference: str) -> Citation:
