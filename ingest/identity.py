@@ -16,11 +16,11 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 
-from ingest import text_quality
+from ingest import citation_forms, text_quality
 from ingest.dates import date_or_none, parse_date
 from ingest.headings import BODY_KINDS, GENERIC_KINDS, TITLE, Classified, fold
 from ingest.layout import Line
-from ingest.models import DocType, LegalReference
+from ingest.models import CitationForm, DocType, LegalReference
 
 # --- vocabulary ------------------------------------------------------------------------------------------------
 
@@ -130,6 +130,7 @@ class Identity:
     edition: str | None = None
     section: str | None = None
     amends: list[LegalReference] = field(default_factory=list)
+    citation_form: CitationForm | None = None  # volume, court, case number (ingest.citation_forms)
 
 
 def _text(lines: list[Line], n: int = 80) -> str:
@@ -544,6 +545,7 @@ def identify(ev: Evidence) -> Identity:
         ident = (_consolidated(ev) or _boe(ev) or _numbered_act(ev) or _court(ev) or _generic(ev))
     if ident.doc_type is DocType.decreto and _REFORM.search(ident.title):
         ident.amends = _amended(ident.title)
+    citation_forms.complete(ident, ev)  # the parts readers cite it by: volume, court, case number, EU act's name
     if ident.short_title is None:
         _spanish_act(ident)
     if ident.last_reform_date is None and (m := _LAST_MODIFIED.search(  # a BOE consolidated text's version, printed

@@ -172,6 +172,18 @@ class PageSpan(BaseModel):
     ocr: bool = False
 
 
+class CitationForm(BaseModel):
+    """The parts a reader's citation of the document is made of, as the document prints them (read once at ingest by
+    `ingest.citation_forms`; `retrieval.labels` formats them): "85 FR 47698", "Corte Suprema (Chile), Rol 161.630-2023"."""
+
+    series: str | None = None  # the gazette's citation abbreviation: "FR" (Federal Register)
+    volume: str | None = None  # "85" (Vol. 85); the document's first printed page is `printed_pages[0]`
+    court: str | None = None  # the court as cited: "Corte Suprema", "United States Court of Appeals for the First Circuit"
+    jurisdiction: str | None = None  # the country a court name needs: "Chile" (None where the name says it)
+    case_label: str | None = None  # how the case number is introduced: "Rol", "No."
+    case_number: str | None = None  # "161.630-2023", "20-1507"
+
+
 class DocumentInfo(BaseModel):
     """Document metadata without its text: what a search hit or a citation carries."""
 
@@ -195,6 +207,7 @@ class DocumentInfo(BaseModel):
     pdf_pages: tuple[int, int]  # first and last PDF page (1-based, inclusive)
     printed_pages: tuple[str | None, str | None] = (None, None)
     label: str  # short name used in chunk headers, e.g. "DOF 2024-12-15 MAT"
+    citation_form: CitationForm | None = None  # the parts of its citation beyond its name (volume, court, case number)
     ingest_version: str = ""  # `ingest.INGEST_VERSION` of the code that made it: another version re-indexes the file
 
 
@@ -241,6 +254,8 @@ class ParagraphMark(BaseModel):
     paragraph: int
     fraccion: str | None = None  # the block is fracción `fraccion` ("IV") of the article
     inciso: str | None = None
+    apartado: str | None = None  # the article's apartado holding it: "A" (CPEUM art. 123 "A."), "2" (BOE / EU "2.")
+    apartado_in_fraccion: bool = False  # the apartado sits inside fracción `fraccion` (CPEUM art. 41, fr. III, Apartado A)
 
 
 class Chunk(BaseModel):

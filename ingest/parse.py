@@ -283,7 +283,7 @@ def _parse(opened: OpenedPdf, ocr_workers: int | None = None) -> ParseResult:
             doc_type=ident.doc_type, short_title=ident.short_title, aliases=ident.aliases, number=ident.number,
             gazette=ident.gazette, issue=ident.issue, publication_date=ident.publication_date,
             last_reform_date=ident.last_reform_date, amends=ident.amends, edition=ident.edition,
-            section=ident.section, source_path=src.path, source_sha256=src.sha256,
+            section=ident.section, citation_form=ident.citation_form, source_path=src.path, source_sha256=src.sha256,
             position=position, pdf_pages=(min(span_pages), max(span_pages)),
             printed_pages=(headers.printed.get(min(span_pages)), headers.printed.get(max(span_pages))), label=label,
             ingest_version=INGEST_VERSION,

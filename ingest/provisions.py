@@ -57,8 +57,12 @@ _BODY_STARTS = (HeadingKind.libro, HeadingKind.titulo, HeadingKind.capitulo, Hea
 _REPEALED = re.compile(r"^\(?\s*(?:se\s+deroga|derogad[oa])\s*\.?\s*\)?\s*\.?$", re.I)
 _BLOCK = re.compile(r"[^\n]+(?:\n[^\n]+)*")
 FRACCION = re.compile(r"^([IVXL]+(?:-[A-Z]{1,2}|\s+(?:Bis|Ter|Qu[aá]ter))?)\s*(?:\.-|\.|\)|-)(?=\s|$)")
-INCISO = re.compile(r"^([a-zñ])\)(?=\s|$)")
+INCISO = re.compile(r"^\(?([a-zñ])\)(?=\s|$)")  # "b)" (Mexico, Spain), "(b)" (an EU act's points)
 NUMERAL = re.compile(r"^\d{1,2}\s*(?:\.-|\.|\))(?=\s)")
+# An article's apartados: lettered ("A. Entre los obreros…", "Apartado B. Para fines electorales…": CPEUM arts. 2, 20,
+# 41, 123) or numbered ("1. El capital…": BOE and EU articles). They run in sequence (A, B, C…; 1, 2, 3…).
+APARTADO_LETTER = re.compile(r"^(?:Apartado\s+)?([A-Z])\s*(?:\.-|\.)(?=\s|$)")
+APARTADO_NUMBER = re.compile(r"^(\d{1,3})\s*\.(?=\s)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +71,8 @@ class _Event:
     paragraph: int  # 0: a heading, which closes the open paragraph
     fraccion: str | None = None
     inciso: str | None = None
+    apartado: str | None = None
+    apartado_in_fraccion: bool = False
 
 
 @dataclass(slots=True)
@@ -79,6 +85,27 @@ class _Count:
     inciso: int | None = None
     after_fraccion: list[int] = field(default_factory=list)
     after_inciso: list[int] = field(default_factory=list)
+    apartado: str | None = None  # the open apartado ("A", "2")
+    apartado_in: str | None = None  # the fracción a lettered apartado sits in (CPEUM art. 41, fr. III, Apartado A)
+    last_fraccion: str | None = None  # the last fracción opened in the article
+
+    @property
+    def nested(self) -> bool:
+        return self.apartado is not None and self.apartado_in is not None
+
+    def next_apartado(self, text: str) -> str | None:
+        """The apartado `text` opens, if it continues the article's sequence: a lettered one starts at "A" (inside
+        the last fracción, if the article's fracciones have begun); a numbered one starts at "1" before any
+        enumeration of the article (a "1." under a fracción or an inciso is a list item)."""
+        if m := APARTADO_LETTER.match(text):
+            expected = "A" if self.apartado is None or self.apartado.isdigit() else chr(ord(self.apartado) + 1)
+            return m.group(1) if m.group(1) == expected else None
+        if m := APARTADO_NUMBER.match(text):
+            n = int(m.group(1))
+            if self.apartado is None:
+                return "1" if n == 1 and self.last_fraccion is None and self.inciso is None else None
+            return str(n) if self.apartado.isdigit() and n == int(self.apartado) + 1 else None
+        return None
 
     def close(self, events: list[_Event], which: str) -> None:
         """The blocks after the open fracción (inciso) were its own: give them its paragraph and label."""
@@ -86,7 +113,8 @@ class _Count:
         after = self.after_fraccion if which == "fraccion" else self.after_inciso
         for k in after:
             e = events[k]
-            events[k] = _Event(e.offset, head.paragraph, head.fraccion, e.inciso if which == "fraccion" else head.inciso)
+            events[k] = _Event(e.offset, head.paragraph, head.fraccion, e.inciso if which == "fraccion" else head.inciso,
+                               e.apartado, e.apartado_in_fraccion)
         after.clear()
         self.paragraph, self.label = head.paragraph, head.fraccion
 
@@ -184,31 +212,48 @@ class Provisions:
             if k >= 0 and tables[k][0] <= start < tables[k][1]:
                 continue
             text = md[start : m.end()]
-            if f := FRACCION.match(text):
+            if (apartado := count.next_apartado(text)) is not None:  # counted as before; opens the apartado
+                if apartado.isdigit():
+                    count.paragraph = max(count.paragraph, 1)
+                    count.inciso = None
+                else:
+                    if apartado == "A":
+                        count.apartado_in = count.last_fraccion
+                    if count.apartado_in is None:  # an apartado of the article: its fracciones start afresh
+                        count.fraccion, count.last_fraccion = None, None
+                    count.paragraph, count.label, count.inciso = count.paragraph + 1, count.apartado_in, None
+                count.apartado = apartado
+                count.after_fraccion.append(len(events))
+                count.after_inciso.append(len(events))
+                events.append(_Event(start, count.paragraph, count.label, None, apartado, count.apartado_in is not None))
+            elif f := FRACCION.match(text):
                 label = " ".join(f.group(1).split())
                 if count.fraccion is not None and label != "I":  # the list goes on: its paragraph, not the count
                     count.close(events, "fraccion")
+                if count.apartado_in is not None:  # the next fracción closes the apartados inside the last one
+                    count.apartado = count.apartado_in = None
                 count.paragraph, count.label = max(count.paragraph, 1), label
                 count.fraccion, count.inciso = len(events), None
+                count.last_fraccion = label
                 count.after_fraccion, count.after_inciso = [], []
-                events.append(_Event(start, count.paragraph, label))
+                events.append(_Event(start, count.paragraph, label, None, count.apartado))  # apartados of the article
             elif i := INCISO.match(text):
                 if count.inciso is not None and i.group(1) != "a":
                     count.close(events, "inciso")
                 count.paragraph = max(count.paragraph, 1)
                 count.inciso, count.after_inciso = len(events), []
                 count.after_fraccion.append(len(events))
-                events.append(_Event(start, count.paragraph, count.label, i.group(1)))
+                events.append(_Event(start, count.paragraph, count.label, i.group(1), count.apartado, count.nested))
             elif NUMERAL.match(text):
                 count.paragraph = max(count.paragraph, 1)
                 count.after_fraccion.append(len(events))
                 count.after_inciso.append(len(events))
-                events.append(_Event(start, count.paragraph, count.label))
+                events.append(_Event(start, count.paragraph, count.label, None, count.apartado, count.nested))
             else:
-                count.paragraph, count.label = count.paragraph + 1, None
+                count.paragraph, count.label = count.paragraph + 1, count.apartado_in if count.apartado else None
                 count.after_fraccion.append(len(events))
                 count.after_inciso.append(len(events))
-                events.append(_Event(start, count.paragraph))
+                events.append(_Event(start, count.paragraph, count.label, None, count.apartado, count.nested))
         return events
 
     def paragraphs(self, start: int, end: int) -> list[ParagraphMark]:
@@ -221,7 +266,8 @@ class Provisions:
             if e.paragraph == 0:
                 continue
             offset = start if not marks or e.offset < start else e.offset
-            marks.append(ParagraphMark(offset=offset, paragraph=e.paragraph, fraccion=e.fraccion, inciso=e.inciso))
+            marks.append(ParagraphMark(offset=offset, paragraph=e.paragraph, fraccion=e.fraccion, inciso=e.inciso,
+                                       apartado=e.apartado, apartado_in_fraccion=e.apartado_in_fraccion))
         return marks
 
     def notes_in(self, start: int, end: int) -> list[AmendmentNote]:

@@ -1,16 +1,25 @@
-"""Citation labels a lawyer can read: "Constitución Política de los Estados Unidos Mexicanos, art. 27, párr. 1, p. 33",
-"DOF 15-12-2024 (Matutina), SECRETARÍA DE MARINA, ACUERDO …, p. 4", "BOE núm. 91, Real Decreto 353/2024, art. 3".
+"""Citation labels in the form each document's readers cite it, built from the document record (its name, gazette,
+issue, date, `citation_form`) and the chunk's typed structure (article, paragraph marks with apartado / fracción /
+inciso, the printed page); nothing is re-parsed from text.
 
-Built from the document record (its name, gazette, issue, date) and the chunk's typed structure (article, the
-paragraph marks, the printed page); nothing is re-parsed from text.
+| document                      | label                                                                   |
+|-------------------------------|-------------------------------------------------------------------------|
+| Mexican law                   | "Constitución Política de los Estados Unidos Mexicanos, art. 123, apartado A, fr. I, p. 142"; "…, art. 27, párr. 1, p. 33"; a quote of two fracciones "fr. I–II" |
+| DOF edition                   | "DOF 15-12-2024 (Matutina), SECRETARÍA DE MARINA, ACUERDO …, p. 4"       |
+| BOE law / act                 | "Ley de Sociedades de Capital, art. 4, apdo. 2, p. 13"; "BOE núm. 91, Real Decreto 353/2024, art. 3, …" |
+| EU act (Spanish / English)    | "Reglamento (UE) 2016/679, art. 17, apdo. 1, p. …"; "Regulation (EU) 2016/679, Art. 17(1)(a), p. …" |
+| Federal Register              | "85 FR 47698" (volume, series, first page), "85 FR 47698, 47701" (pin page) |
+| court decision                | "Corte Suprema (Chile), Rol 161.630-2023, p. 12"; "United States Court of Appeals for the First Circuit, No. 20-1507, p. 7" |
 """
 
 from __future__ import annotations
 
+from ingest.headings import fold
 from ingest.models import AmendmentNote, Chunk, DocumentInfo, HeadingKind, ParagraphMark, ProvisionRole
 
 MAX_NAME = 90  # characters of a document name in a label (the full title stays on the record)
 _EDITIONS = {"MAT": "Matutina", "VES": "Vespertina", "EXT": "Extraordinaria"}
+DASH = "–"  # a span of two provisions: "fr. I–II"
 
 
 def shorten(text: str, limit: int) -> str:
@@ -21,8 +30,26 @@ def shorten(text: str, limit: int) -> str:
     return cut.rstrip(",;:") + " …"
 
 
+def _gazette_cite(doc: DocumentInfo) -> str | None:
+    """"85 FR 47698": a gazette cited by volume, series and the document's first printed page."""
+    form = doc.citation_form
+    if form is not None and form.series and form.volume and doc.printed_pages[0]:
+        return f"{form.volume} {form.series} {doc.printed_pages[0]}"
+    return None
+
+
 def document_name(doc: DocumentInfo) -> str:
-    """How a citation names the document: its short title, or for a gazette edition the gazette, date and issuer."""
+    """How a citation names the document: its gazette cite ("85 FR 47698"), its court and case number, its short
+    title, or for a gazette edition the gazette, date and issuer."""
+    if cite := _gazette_cite(doc):
+        return cite
+    form = doc.citation_form
+    if form is not None and form.court:
+        court = f"{form.court} ({form.jurisdiction})" if form.jurisdiction else form.court
+        parts = [shorten(court, MAX_NAME)]
+        if form.case_number:
+            parts.append(f"{form.case_label or 'No.'} {form.case_number}")
+        return ", ".join(parts)
     name = shorten(doc.short_title or doc.title, MAX_NAME)
     if doc.gazette == "DOF" and doc.edition and doc.publication_date:
         date = doc.publication_date.strftime("%d-%m-%Y")
@@ -54,24 +81,83 @@ def notes_after(chunk: Chunk, end: int) -> list[AmendmentNote]:
     return [n for n in chunk.notes if end <= n.start < limit]
 
 
-def label(doc: DocumentInfo, chunk: Chunk, offset: int | None = None) -> str:
-    """"<document>, art. N, párr. M, fr. IV, p. P" for the span starting at `offset` (default: the chunk's start)."""
+def _marks(chunk: Chunk, offset: int, end: int | None) -> list[ParagraphMark]:
+    """The paragraph marks a span covers: the one open at `offset`, then each starting before `end`."""
+    first = paragraph_at(chunk, offset)
+    later = [m for m in chunk.paragraphs if end is not None and offset < m.offset < end]
+    return ([first] if first is not None else []) + later
+
+
+def _span(values: list[str | None]) -> str | None:
+    """"I" for one value, "I–II" for the first and last of several (in order, repeats and gaps dropped)."""
+    seen = [v for i, v in enumerate(values) if v is not None and v not in values[:i]]
+    if not seen:
+        return None
+    return seen[0] if len(seen) == 1 else f"{seen[0]}{DASH}{seen[-1]}"
+
+
+def _english(chunk: Chunk) -> bool:
+    """The open article is printed in English ("Article 17 …"), so it is cited "Art. 17(1)(a)"."""
+    heading = next((text for text, kind in zip(reversed(chunk.heading_path), reversed(chunk.heading_kinds))
+                    if kind is HeadingKind.articulo), "")
+    return fold(heading).startswith("article")
+
+
+def _provision(chunk: Chunk, marks: list[ParagraphMark]) -> list[str]:
+    """"art. 123", "apartado A", "fr. I–II" … for the marks a span covers (the article is the chunk's)."""
+    article = chunk.article
+    if not marks:
+        return [f"Art. {article}" if _english(chunk) else f"art. {article}"]
+    first = marks[0]
+    same_apartado = [m for m in marks if m.apartado == first.apartado]
+    apartado = _span([m.apartado for m in marks]) if first.apartado and first.apartado.isdigit() else first.apartado
+    fraccion = _span([m.fraccion for m in same_apartado])
+    inciso = _span([m.inciso for m in same_apartado if m.fraccion == first.fraccion])
+    if _english(chunk):  # "Art. 17(1)(a)"
+        head = f"Art. {article}"
+        if apartado:
+            head += f"({apartado})"
+            if inciso:
+                head += f"({inciso})"
+        return [head]
+    parts = [f"art. {article}"]
+    numbered = bool(apartado and first.apartado and first.apartado.isdigit())
+    if numbered:  # BOE / EU in Spanish: "art. 17, apdo. 1, letra a)"
+        parts.append(f"{'apdos.' if DASH in apartado else 'apdo.'} {apartado}")
+        if inciso:
+            parts.append(f"letra {inciso})")
+        return parts
+    if apartado and not first.apartado_in_fraccion:
+        parts.append(f"apartado {apartado}")
+    elif not apartado:
+        paragraph = _span([str(m.paragraph) for m in marks])
+        if paragraph:
+            parts.append(f"párr. {paragraph}")
+    if fraccion:
+        parts.append(f"fr. {fraccion}")
+    if apartado and first.apartado_in_fraccion:
+        parts.append(f"apartado {apartado}")
+    if inciso:
+        parts.append(f"inc. {inciso})")
+    return parts
+
+
+def label(doc: DocumentInfo, chunk: Chunk, offset: int | None = None, end: int | None = None) -> str:
+    """The citation of the span [offset, end) of this chunk (default: its start; without `end`, the provision open
+    at `offset`): "<document>, art. N, párr. M, fr. IV, p. P" and the other forms in the module docstring."""
     offset = chunk.start if offset is None else offset
+    page, printed = chunk.page_at(offset)
+    gazette = _gazette_cite(doc)
     parts = [document_name(doc)]
+    if gazette and printed and printed != doc.printed_pages[0]:  # a pin cite: "85 FR 47698, 47701"
+        parts[0] = f"{gazette}, {printed}"
     if chunk.role is ProvisionRole.reform_decree:  # a decree appended to a consolidated law: name the decree
         decree = next((text for text, kind in zip(chunk.heading_path, chunk.heading_kinds)
                        if kind is HeadingKind.title), None)
         if decree:
             parts.append(shorten(decree, MAX_NAME))
     if chunk.article:
-        parts.append(f"art. {chunk.article}")
-        mark = paragraph_at(chunk, offset)
-        if mark is not None:
-            parts.append(f"párr. {mark.paragraph}")
-            if mark.fraccion:
-                parts.append(f"fr. {mark.fraccion}")
-            if mark.inciso:
-                parts.append(f"inc. {mark.inciso})")
-    page, printed = chunk.page_at(offset)
-    parts.append(f"p. {printed or page}")
+        parts.extend(_provision(chunk, _marks(chunk, offset, end)))
+    if not gazette:
+        parts.append(f"p. {printed or page}")
     return ", ".join(parts)
