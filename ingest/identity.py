@@ -545,9 +545,13 @@ def identify(ev: Evidence) -> Identity:
         ident = (_consolidated(ev) or _boe(ev) or _numbered_act(ev) or _court(ev) or _generic(ev))
     if ident.doc_type is DocType.decreto and _REFORM.search(ident.title):
         ident.amends = _amended(ident.title)
+    if ev.enacted_by is None:
+        _boe_consolidated(ev, ident)
     citation_forms.complete(ident, ev)  # the parts readers cite it by: volume, court, case number, EU act's name
     if ident.short_title is None:
         _spanish_act(ident)
+    if ident.issuing_body is None:
+        ident.issuing_body = _letterhead(ev.page_headers or ev.headers)
     if ident.last_reform_date is None and (m := _LAST_MODIFIED.search(  # a BOE consolidated text's version, printed
             " ".join([_text(ev.lines, 80), *(h.label for h in ev.headings)]))):  # after its index
         ident.last_reform_date = _date_of(m.group(1))
@@ -588,6 +592,45 @@ def _annexed_law(ev: Evidence, decree: Identity) -> Identity:
     if len(acronym) >= 3:
         ident.aliases.append(acronym.upper())
     return ident
+
+
+# A BOE consolidated text's masthead, under its title: the department, then "«BOE» núm. 281, de 24 de noviembre de
+# 1995", then "Referencia: BOE-A-1995-25444".
+_BOE_CONSOLIDATED = re.compile(r"«BOE»\s+n[úu]m\.\s*(\d+),\s+de\s+(\d{1,2}\s+de\s+\w+\s+de\s+\d{4})")
+
+
+def _boe_consolidated(ev: Evidence, ident: Identity) -> None:
+    """Gazette, publication date and issuing department of a BOE consolidated text, from its masthead. Not its
+    issue: a consolidated law is cited by its name ("Ley de Enjuiciamiento Civil, art. 4"), not by the day's issue
+    that first published it (`retrieval.labels` names a document by its issue when it has one)."""
+    lines = [ln.text.strip() for ln in ev.lines[:12]]
+    for i, text in enumerate(lines):
+        if (m := _BOE_CONSOLIDATED.search(text)) and any(t.startswith("Referencia: BOE-") for t in lines[i:i + 3]):
+            ident.gazette = "BOE"
+            ident.publication_date = _date_of(m.group(2)) or ident.publication_date
+            if i > 0 and ident.issuing_body is None and not lines[i - 1].endswith("."):  # the title ends with "."
+                ident.issuing_body = lines[i - 1]
+            return
+
+
+# The institution a letterhead names, printed atop every page of a court's, a municipality's or a district's text.
+_INSTITUTION = re.compile(r"^(?:TRIBUNAL|JUZGADO|SALA|CORTE|CONSEJO|SECRETAR[ÍI]A|ALCALD[ÍI]A|AYUNTAMIENTO|"
+                          r"MUNICIPIO|PRESIDENCIA\s+MUNICIPAL|GOBIERNO|PODER|INSTITUTO|COMISI[ÓO]N|"
+                          r"PROCURADUR[ÍI]A|FISCAL[ÍI]A|DIRECCI[ÓO]N|SUBDIRECCI[ÓO]N|CONCEJO|ASAMBLEA)\b")
+
+
+def _letterhead(headers: list[str]) -> str | None:
+    """The issuing body a document's running header names ("TRIBUNAL SUPERIOR" / "DE JUSTICIA"): the first header
+    line in capitals that opens with an institution, with the capitalised lines that continue it (no digits)."""
+    for i, text in enumerate(headers):
+        if _INSTITUTION.match(text) and text.upper() == text:
+            lines = [text]
+            for more in headers[i + 1:i + 3]:
+                if more.upper() != more or re.search(r"\d", more) or _INSTITUTION.match(more):
+                    break
+                lines.append(more)
+            return _clean(" ".join(lines))
+    return None
 
 
 # A Spanish act's title: rank, number and date, then its name ("Ley 1/2000, de 7 de enero, de Enjuiciamiento Civil.",

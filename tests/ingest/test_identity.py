@@ -164,3 +164,31 @@ def test_a_one_megabyte_first_line_gives_a_bounded_title(tmp_path: Path) -> None
     words = legal.title[:-1].split()  # cut at a word: every word whole
     assert words == ("LEY 99 DE 1993 " * 100).split()[:len(words)]
     assert len(legal.short_title or "") <= MAX_TITLE_CHARS and len(legal.label) <= MAX_TITLE_CHARS
+
+
+LAWS_TRUTH = Path(__file__).resolve().parents[1] / "data" / "identity_truth_laws.tsv"
+
+
+def test_identity_of_whole_laws() -> None:
+    """The laws in data/laws named as they print it: name, type, department, publication and version dates
+    (tests/data/identity_truth_laws.tsv), the annexed Ley de Sociedades de Capital as its own law."""
+    from ingest.parse import parse_pdf
+    from tests.conftest import SHARED
+
+    with LAWS_TRUTH.open(encoding="utf-8") as f:
+        rows = list(csv.DictReader([ln for ln in f if not ln.startswith("#")], delimiter="\t", quoting=csv.QUOTE_NONE))
+    parsed: dict[str, list] = {}
+    right = total = 0
+    misses = []
+    for row in rows:
+        if row["file"] not in parsed:
+            parsed[row["file"]] = parse_pdf(SHARED / "data" / "laws" / row["file"]).documents
+        doc = parsed[row["file"]][int(row["position"])]
+        for name in (*FIELDS, "short_title"):
+            total += 1
+            if field_right(name, row[name], value(doc, name)):
+                right += 1
+            else:
+                misses.append((row["file"], row["position"], name, row[name], value(doc, name)))
+    print(f"whole laws: {right}/{total} = {right / total:.3f}")
+    assert right / total >= GOAL, misses
