@@ -95,15 +95,16 @@ class _Count:
 
     def next_apartado(self, text: str) -> str | None:
         """The apartado `text` opens, if it continues the article's sequence: a lettered one starts at "A" (inside
-        the last fracción, if the article's fracciones have begun); a numbered one starts at "1" before any
-        enumeration of the article (a "1." under a fracción or an inciso is a list item)."""
+        the last fracción, if the article's fracciones have begun); a numbered one starts at "1" as the article's
+        first block ("Artículo 4. … 1. El capital…"; a "1." after "…los siguientes principios:" or under a fracción
+        or an inciso is a list item)."""
         if m := APARTADO_LETTER.match(text):
             expected = "A" if self.apartado is None or self.apartado.isdigit() else chr(ord(self.apartado) + 1)
             return m.group(1) if m.group(1) == expected else None
         if m := APARTADO_NUMBER.match(text):
             n = int(m.group(1))
             if self.apartado is None:
-                return "1" if n == 1 and self.last_fraccion is None and self.inciso is None else None
+                return "1" if n == 1 and self.paragraph == 0 else None
             return str(n) if self.apartado.isdigit() and n == int(self.apartado) + 1 else None
         return None
 
