@@ -5,6 +5,15 @@ against what the index holds (each document's title, short title and aliases, an
 "Ley Federal del Trabajo" → LFT), never against a hard-coded list, and the named article's chunks are fetched by
 payload filter (`doc_id` + `article`), not found by similarity. An article named without a law goes to the laws the
 rest of the query points to: the documents of the best search hits that hold such an article.
+
+Jurisdiction is part of a law's name (issue 25): "Código Penal Federal", "Código Penal de la Ciudad de México",
+"Código Penal del Estado de Jalisco", "Constitución Española" or "Código Penal de Colombia" name other laws than
+Spain's "Código Penal" or Mexico's Constitution. A name's trailing qualifier (`qualifiers`: "Federal", "del Estado
+de X", "de la Ciudad de México", "para el Distrito Federal", a country or its adjective) must be one the document
+holds: in its own name, or the country and level of the gazette that published it (DOF: Mexico, federal; BOE:
+Spain; Diario Oficial: Colombia; Federal Register: United States). A law the question names that no document is
+(`absent`) is reported with the indexed laws closest to it by name (`closest`), so an answer can say "El Código
+Penal Federal no está entre los documentos indexados" instead of answering from another law.
 """
 
 from __future__ import annotations
@@ -29,6 +38,88 @@ CONTEXT_DOCS = 3  # documents of the top hits tried for an article named without
 MIN_MENTION = 10  # characters of a document name that a query must contain to name it in lower case
 _LINKING = frozenset("de del la las los el y e en para sobre a al".split())
 _NAME_END = re.compile(r",|;|\s+(?:por el que|por la que|que |reglamentaria)", re.I)
+CLOSEST = 3  # indexed laws named when a named law is absent
+# Law types whose name alone says which law it is (a decree, an agreement or a notice is named by its whole title,
+# which a question rarely repeats: an unresolved one is not reported absent).
+NAMED_TYPES = frozenset({DocType.constitucion, DocType.ley, DocType.codigo, DocType.reglamento, DocType.estatuto,
+                         DocType.real_decreto, DocType.tratado, DocType.nom})
+
+# -- jurisdiction: the qualifier that ends a law's name, and the one a document holds -----------------------------
+_COUNTRIES = {
+    "mx": "mexico mexicano mexicana mexicanos mexicanas estados unidos mexicanos",
+    "es": "espana espanol espanola espanoles reino de espana",
+    "co": "colombia colombiano colombiana republica de colombia",
+    "cl": "chile chileno chilena republica de chile",
+    "ar": "argentina argentino nacion argentina republica argentina",
+    "pe": "peru peruano peruana",
+    "us": "estados unidos estadounidense united states",
+    "fr": "francia frances francesa",
+    "de": "alemania aleman alemana",
+    "it": "italia italiano italiana",
+    "br": "brasil brasileno brasilena",
+    "eu": "union europea",
+}
+_COUNTRY_WORDS = {}
+for _code, _words in _COUNTRIES.items():
+    for _w in ["estados unidos mexicanos", "reino de espana", "republica de colombia", "republica de chile",
+               "nacion argentina", "republica argentina", "estados unidos", "united states", "union europea"]:
+        if _w in _words:
+            _COUNTRY_WORDS[_w] = _code
+    for _w in _words.split():
+        if _w not in {"de", "estados", "unidos", "reino", "republica", "nacion", "union", "united", "states"}:
+            _COUNTRY_WORDS.setdefault(_w, _code)
+_COUNTRY_ALT = "|".join(sorted(map(re.escape, _COUNTRY_WORDS), key=len, reverse=True))
+# a qualifier at the end of a folded name: "… del estado de jalisco", "… de la ciudad de mexico", "… federal",
+# "… para el distrito federal", "… de colombia", "… espanol"
+_SUBNATIONAL = r"(?:(?:libre y soberano\s+)?(?:del\s+)?estado\s+(?:libre\s+y\s+soberano\s+)?de\s+[a-z ]+?|(?:la\s+)?ciudad\s+de\s+mexico|(?:el\s+)?distrito\s+federal)"
+_QUALIFIER = re.compile(
+    rf"\s+(?:(?:de|del|para|en)\s+(?:la\s+|el\s+|los\s+)?)?(?P<q>{_SUBNATIONAL}|federal|{_COUNTRY_ALT})$")
+# what a gazette tells of the documents it publishes
+_GAZETTE_JURISDICTION = {"dof": {"mx", "federal"}, "boe": {"es"}, "diario oficial": {"co"},
+                         "federal register": {"us", "federal"}}
+
+
+def _qualifier(q: str) -> str:
+    """The canonical form of one qualifier: a country code, "federal", or "sub:<place>"."""
+    q = " ".join(q.split())
+    if q in _COUNTRY_WORDS:
+        return _COUNTRY_WORDS[q]
+    if q == "federal":
+        return "federal"
+    if re.fullmatch(r"(?:el\s+)?distrito federal|(?:la\s+)?ciudad de mexico", q):
+        return "sub:ciudad de mexico"  # the Distrito Federal is today's Ciudad de México
+    place = re.sub(r"^.*?estado\s+(?:libre\s+y\s+soberano\s+)?de\s+", "", q)
+    return f"sub:{place.strip()}"
+
+
+def qualifiers(name: str) -> tuple[str, set[str]]:
+    """A folded law name split into its core and the jurisdiction qualifiers that end it: "codigo penal del estado
+    de jalisco" → ("codigo penal", {"sub:jalisco"}); "codigo penal federal" → ("codigo penal", {"federal"});
+    "ley federal del trabajo" keeps "federal" (it is inside the name, not its qualifier)."""
+    quals: set[str] = set()
+    while True:
+        m = _QUALIFIER.search(name)
+        if m is None or len(name[: m.start()].split()) < 1 or m.start() == 0:
+            return name, quals
+        quals.add(_qualifier(m.group("q")))
+        name = name[: m.start()].rstrip(" ,")
+
+
+def _jurisdiction(doc: DocumentInfo, names: Sequence[str]) -> set[str]:
+    """What a document holds of jurisdiction: its gazette's country and level, its names' qualifiers."""
+    held = set(_GAZETTE_JURISDICTION.get(fold(doc.gazette or ""), set()))
+    for n in names:
+        held |= qualifiers(n)[1]
+        padded = f" {n} "
+        for words in sorted((w for w in _COUNTRY_WORDS if " " in w), key=len, reverse=True):
+            if f" {words} " in padded:  # "de los estados unidos mexicanos" inside a name (not "estados unidos")
+                held.add(_COUNTRY_WORDS[words])
+                padded = padded.replace(f" {words} ", " ")
+    if any(q.startswith("sub:") for q in held):
+        held.discard("federal")
+        if "es" not in held:
+            held.add("mx")  # a Mexican state's or the capital's law
+    return held
 
 
 def _name_part(title: str) -> str:
@@ -49,17 +140,26 @@ class _Entry:
     acronyms: tuple[str, ...]  # upper case
     consolidated: bool
     constitution: bool
+    cores: tuple[str, ...] = ()  # folded names without their jurisdiction qualifiers
+    jurisdiction: frozenset[str] = frozenset()  # country codes, "federal", "sub:<state>"
+
+    @property
+    def display(self) -> str:
+        """The name a lawyer reads: the short title or the title's name part."""
+        return self.document.short_title or _name_part(self.document.title)
 
 
 def _entry(doc: DocumentInfo) -> _Entry:
     names = [doc.title, _name_part(doc.title), doc.short_title or "", *doc.aliases]
     folded = tuple(dict.fromkeys(fold(n) for n in names if n and n.strip()))
+    cores = tuple(dict.fromkeys(qualifiers(n)[0] for n in folded))
     acronyms = {a.upper() for a in doc.aliases if a.isupper() or (a.isalpha() and len(a) <= 8 and " " not in a)}
     for n in (_name_part(doc.title), doc.short_title or ""):
         if acronym(n):
             acronyms.add(acronym(n))
     constitution = doc.doc_type is DocType.constitucion or any(n.startswith("constitucion politica") for n in folded)
-    return _Entry(doc, folded, tuple(sorted(acronyms)), doc.doc_type in CONSOLIDATED or constitution, constitution)
+    return _Entry(doc, folded, tuple(sorted(acronyms)), doc.doc_type in CONSOLIDATED or constitution, constitution,
+                  cores, frozenset(_jurisdiction(doc, folded)))
 
 
 class LawCatalog:
@@ -69,27 +169,41 @@ class LawCatalog:
         self.entries = [_entry(d) for d in documents]
 
     def resolve(self, ref: LegalReference) -> list[DocumentInfo]:
-        """Documents the reference's law names, best first (empty: no law named, or none in the index)."""
+        """Documents the reference's law names, best first (empty: no law named, or none in the index). A trailing
+        jurisdiction ("Federal", "del Estado de Jalisco", "Española") must be one the document holds."""
         found: list[tuple[int, _Entry]] = []
-        name = fold(ref.law or "")
+        name, wanted = qualifiers(fold(ref.law or ""))
         upper = (ref.law or "").strip().upper()
         for e in self.entries:
             score = 0
-            if ref.constitutional and e.constitution and (not name or "constitucion" in name or upper in e.acronyms):
+            if upper and upper in e.acronyms and " " not in upper:
+                score = 100
+            elif ref.constitutional and e.constitution and (not name or "constitucion" in name or upper in e.acronyms):
                 score = 100
             elif name:
-                if upper and upper in e.acronyms and " " not in upper:
-                    score = 100
-                elif any(n == name or n.startswith(name + " ") or n.startswith(name + ",") for n in e.names):
+                if any(n == name or n.startswith(name + " ") or n.startswith(name + ",") for n in (*e.names, *e.cores)):
                     score = 98
                 elif len(name) >= 8:
-                    score = int(max(fuzz.ratio(name, n[: len(name) + 2]) for n in e.names))
-            if score >= NAME_MATCH:
+                    score = int(max(fuzz.ratio(name, n[: len(name) + 2]) for n in (*e.names, *e.cores)))
+            if score >= NAME_MATCH and wanted <= e.jurisdiction:
                 found.append((score, e))
         found.sort(key=lambda se: (-se[0], not se[1].consolidated))
         if any(e.consolidated for _, e in found):
             found = [(s, e) for s, e in found if e.consolidated]
         return [e.document for _, e in found]
+
+    def closest(self, law: str, n: int = CLOSEST) -> list[str]:
+        """The indexed laws (consolidated texts) whose names come closest to `law`, by name, best first; each as a
+        lawyer reads it, with its jurisdiction when the index holds laws of several ("Código Penal (España)")."""
+        target = fold(law)
+        scored: dict[str, float] = {}
+        for e in self.entries:
+            if not e.consolidated:
+                continue
+            score = max(fuzz.token_set_ratio(target, x) * 0.5 + fuzz.ratio(target, x) * 0.5 for x in e.names)
+            label = e.display + _where(e.jurisdiction)
+            scored[label] = max(scored.get(label, 0.0), score)
+        return [label for label, _ in sorted(scored.items(), key=lambda kv: -kv[1])[:n]]
 
     def mentioned(self, query: str) -> list[DocumentInfo]:
         """Consolidated texts whose name (or acronym) the query contains however it is typed: "¿qué dice el
@@ -107,9 +221,65 @@ class LawCatalog:
         return out
 
 
+_PLACES = {"mx": "México", "es": "España", "co": "Colombia", "cl": "Chile", "ar": "Argentina", "pe": "Perú",
+           "us": "Estados Unidos", "fr": "Francia", "de": "Alemania", "it": "Italia", "br": "Brasil",
+           "eu": "Unión Europea"}
+
+
+def _where(jurisdiction: frozenset[str]) -> str:
+    subs = sorted(q[4:].title() for q in jurisdiction if q.startswith("sub:"))
+    countries = [_PLACES[c] for c in sorted(jurisdiction) if c in _PLACES]
+    parts = subs or countries
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def names_a_law(ref: LegalReference) -> bool:
+    """Does the reference name one law by its name, acronym or number (not a bare "la Ley", not a decree's title)?
+    Only such a name, unresolved, is reported absent."""
+    if ref.constitutional and not ref.law:
+        return True
+    if not ref.law or ref.law_type not in NAMED_TYPES and not ref.constitutional:
+        return False
+    core, wanted = qualifiers(fold(ref.law))
+    return len(core.split()) >= 2 or bool(wanted) or bool(ref.law_number) or (ref.law.isupper() and len(ref.law) >= 3) \
+        or (ref.law.strip().upper() == ref.law.strip() and " " not in ref.law.strip())
+
+
+_MASC = re.compile(r"^(?:c[óo]digo|reglamento|estatuto|real decreto|decreto|tratado|convenio|acuerdo)\b", re.I)
+_FEM = re.compile(r"^(?:ley|constituci[óo]n|norma|convenci[óo]n|nom\b)", re.I)
+
+
+def absence(ref: LegalReference) -> str:
+    """ "El Código Penal Federal no está entre los documentos indexados" (the article a lawyer would write)."""
+    law = (ref.law or "la Constitución").strip()
+    typed = ref.law_type.name if ref.law_type is not None else ""
+    if _MASC.match(law) or (law.isupper() and typed in {"codigo", "reglamento", "estatuto", "real_decreto", "tratado"}):
+        article = "El "
+    elif _FEM.match(law) or law.isupper():
+        article = "La "
+    else:
+        article = ""
+    law = law[0].upper() + law[1:] if article == "" else (law[0].lower() + law[1:] if law.startswith("La ") else law)
+    return f"{article}{law} no está entre los documentos indexados"
+
+
+# a qualifier written after the name the parser read: "el Código Penal español", "la Constitución colombiana"
+_TRAILING = re.compile(r"\s+(federal|español|española|mexicano|mexicana|colombiano|colombiana|chileno|chilena|"
+                       r"argentino|argentina|peruano|peruana|francés|francesa|alemán|alemana|italiano|italiana|"
+                       r"brasileño|brasileña)\b", re.I)
+
+
+def with_qualifier(ref: LegalReference, query: str) -> LegalReference:
+    """The reference with the jurisdiction adjective that follows its law's name in `query` made part of it."""
+    m = _TRAILING.match(query, ref.end) if ref.law and ref.end else None
+    if m is None:
+        return ref
+    return ref.model_copy(update={"law": f"{ref.law} {m.group(1)}", "text": query[ref.start:m.end()], "end": m.end()})
+
+
 def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, list[DocumentInfo]]]:
     """The query's references, each with the documents its law resolved to (empty when none was named/found)."""
-    refs = [r for r in parse_references(query) if r.articles or r.law or r.constitutional]
+    refs = [with_qualifier(r, query) for r in parse_references(query) if r.articles or r.law or r.constitutional]
     # "el artículo 27 … de la Constitución" parsed as two references: the law applies to the bare articles too.
     laws = [r for r in refs if r.law or r.constitutional]
     out = []
@@ -121,6 +291,17 @@ def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, li
     return out
 
 
-def report(ref: LegalReference, docs: Sequence[DocumentInfo], chunks: int) -> ResolvedReference:
+def report(ref: LegalReference, docs: Sequence[DocumentInfo], chunks: int,
+           catalog: LawCatalog | None = None) -> ResolvedReference:
+    """What a reference resolved to; a named law no document is (`names_a_law`) is `absent`, with the reason and
+    the closest indexed laws by name (given the `catalog`)."""
+    absent = not docs and names_a_law(ref)
+    reason = None
+    closest: list[str] = []
+    if absent:
+        reason = absence(ref)
+        closest = catalog.closest(ref.law or "Constitución") if catalog is not None else []
+    elif not docs and ref.articles:
+        reason = "no law named, and no document of the best hits holds that article"
     return ResolvedReference(reference=ref, doc_ids=[d.doc_id for d in docs], titles=[d.title for d in docs],
-                             resolved=bool(docs), chunks=chunks)
+                             resolved=bool(docs), chunks=chunks, absent=absent, reason=reason, closest=closest)

@@ -15,7 +15,7 @@ from retrieval import labels
 from retrieval.cross_encoder import load_cross_encoder
 from retrieval import rerank as second_stage
 from retrieval.index import DEFAULT_PREFETCH, Index, Search
-from retrieval.law_lookup import CONTEXT_DOCS, report, understood
+from retrieval.law_lookup import CONTEXT_DOCS, names_a_law, report, understood
 from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode, SearchResult
 
 MAX_PROVISION_CHUNKS = 12  # chunks of named articles a result may lead with
@@ -52,7 +52,7 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
         if ref.articles:
             if doc_ids:
                 found = index.provisions(doc_ids, ref.articles, filters)
-            else:  # no law named: the laws the rest of the query points to, best hit first
+            elif not names_a_law(ref):  # no law named: the laws the rest of the query points to, best hit first
                 for doc_id in list(dict.fromkeys(h.chunk.doc_id for h in hits))[:CONTEXT_DOCS]:
                     found = index.provisions([doc_id], ref.articles, filters)
                     if found:
@@ -64,7 +64,7 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
             for chunk, document in found:
                 looked_up.setdefault(chunk.chunk_id, SearchHit(chunk=chunk, document=document, score=0.0, rank=1,
                                                                via="reference"))
-        reports.append(report(ref, docs, len(found)))
+        reports.append(report(ref, docs, len(found), index.catalog()))
         resolved.append((ref, doc_ids))
     search_ranks = {h.chunk.chunk_id: h.rank for h in hits}
     # a search hit the lookup also found is the looked-up one (via "reference")

@@ -63,6 +63,9 @@ class ResolvedReference(BaseModel):
     titles: list[str] = []
     resolved: bool = False  # True: the law (or a unique article holder) was found in the index
     chunks: int = 0  # chunks found for the named article(s) in those documents
+    absent: bool = False  # a law named by name, acronym or number that no indexed document is (issue 25)
+    reason: str | None = None  # why it did not resolve: "El Código Penal Federal no está entre los documentos indexados"
+    closest: list[str] = []  # when absent: the indexed laws closest to the named one by name, best first
 
 
 class SearchResult(BaseModel):

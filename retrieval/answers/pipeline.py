@@ -4,6 +4,11 @@ or streamed (`ask_stream`: the judgements arrive with the coverage event and the
 Verification lives here, not in the backends, so no backend can vouch for itself. An LLM backend that cannot answer
 (no key or endpoint, retries exhausted, timeout) is replaced by the extractive one and the answer says why. With
 GACETA_JUDGE=llm an LLM judges support and relevance (`make_judge`); its failure leaves the offline judgement.
+
+A law the question names that no indexed document is (`ResolvedReference.absent`, `retrieval.law_lookup`) is said
+to be absent before anything else (issue 25): when every law the question names is absent the answer is only that
+notice and the closest indexed laws by name — `found` false, no sources, no backend called, so no provision of
+another law stands in for the one asked about; when some named law is indexed, the notice opens the answer.
 """
 
 from __future__ import annotations
@@ -88,6 +93,39 @@ def finish(question: str, hits: list[SearchHit], draft: Draft, backend: str, fal
     )
 
 
+def absent_notice(references: list[ResolvedReference]) -> str:
+    """ "El Código Penal Federal no está entre los documentos indexados. Las leyes indexadas más cercanas por su
+    nombre son: …" — one sentence per absent law, the closest laws once."""
+    absent = [r for r in references if r.absent]
+    if not absent:
+        return ""
+    reasons = list(dict.fromkeys(r.reason for r in absent if r.reason))
+    closest = list(dict.fromkeys(c for r in absent for c in r.closest))
+    text = " ".join(f"{reason}." for reason in reasons)
+    if closest:
+        text += " Las leyes indexadas más cercanas por su nombre son: " + "; ".join(closest) + "."
+    return text
+
+
+def answers_nothing(references: list[ResolvedReference]) -> bool:
+    """Every law the question names is absent: nothing indexed can answer it."""
+    return any(r.absent for r in references) and not any(
+        r.resolved and (r.reference.law or r.reference.constitutional) for r in references)
+
+
+def _absent(question: str, backend: str, references: list[ResolvedReference]) -> Answer:
+    return Answer(question=question, content=[TextSegment(text=absent_notice(references))], backend=backend,
+                  coverage=NO_CLAIMS, found=False, references=references)
+
+
+def _with_notice(answer: Answer, references: list[ResolvedReference]) -> Answer:
+    """The answer opened by the notice of the named laws that are absent (none: unchanged)."""
+    notice = absent_notice(references)
+    if notice:
+        answer.content.insert(0, TextSegment(text=notice + "\n\n"))
+    return answer
+
+
 def _not_found(question: str, backend: str) -> Answer:
     return Answer(question=question, content=[TextSegment(text=NOT_FOUND)], backend=backend, coverage=NO_CLAIMS,
                   found=False)
@@ -129,7 +167,9 @@ def ask(index, question: str, k: int = 8, filters: SearchFilters | None = None, 
     settings = settings or Settings()
     backend, reason = _backend_or_reason(answerer or settings.answerer, settings, index.embedder)
     hits, references = _retrieve(index, question, k, filters, settings.rerank if rerank is None else rerank)
-    answer = answer_hits(question, hits, backend, index.embedder, make_judge(settings))
+    if answers_nothing(references):
+        return _absent(question, backend.name, references)
+    answer = _with_notice(answer_hits(question, hits, backend, index.embedder, make_judge(settings)), references)
     answer.references = references
     if reason and answer.fallback_reason is None:
         answer.fallback_reason = reason
@@ -143,12 +183,25 @@ def ask_stream(index, question: str, k: int = 8, filters: SearchFilters | None =
         settings = settings or Settings()
         backend, reason = _backend_or_reason(answerer or settings.answerer, settings, index.embedder)
         hits, references = _retrieve(index, question, k, filters, settings.rerank if rerank is None else rerank)
+        if answers_nothing(references):
+            answer = _absent(question, backend.name, references)
+            yield SourcesEvent(sources=[], references=references)
+            yield TextEvent(segment=0, text=answer.text)
+            yield CoverageEvent(coverage=answer.coverage)
+            yield DoneEvent(answer=answer)
+            return
+        notice = absent_notice(references)
         yield SourcesEvent(sources=hits, references=references)
+        if notice:
+            yield TextEvent(segment=0, text=notice + "\n\n")
         if not hits:
             answer = _not_found(question, backend.name)
-            yield TextEvent(segment=0, text=answer.text)
+            yield TextEvent(segment=1 if notice else 0, text=answer.text)
         else:
-            answer = yield from _stream_answer(question, hits, backend, index.embedder, reason, make_judge(settings))
+            answer = yield from _stream_answer(question, hits, backend, index.embedder, reason, make_judge(settings),
+                                               offset=1 if notice else 0)
+        if notice:
+            answer = _with_notice(answer, references)
         answer.references = references
         yield CoverageEvent(coverage=answer.coverage)
         yield DoneEvent(answer=answer)
@@ -157,7 +210,10 @@ def ask_stream(index, question: str, k: int = 8, filters: SearchFilters | None =
         yield ErrorEvent(message=f"{type(exc).__name__}: {exc}")
 
 
-def _stream_answer(question, hits, backend: Backend, embedder, reason: str | None, judge: LLMJudge | None = None):
+def _stream_answer(question, hits, backend: Backend, embedder, reason: str | None, judge: LLMJudge | None = None,
+                   offset: int = 0):
+    """The backend's events, verified; `offset`: segments already sent (the absent-law notice), added to the
+    segment numbers the client sees."""
     verifier = Verifier(hits)
     segments: list[TextSegment] = []
     draft: Draft | None = None
@@ -183,12 +239,12 @@ def _stream_answer(question, hits, backend: Backend, embedder, reason: str | Non
             continue
         if isinstance(event, TextEvent):
             segment(event.segment).text += event.text
-            yield event
+            yield event.model_copy(update={"segment": event.segment + offset}) if offset else event
         elif isinstance(event, CitationEvent):
             checked = verifier.verify(event.citation)
             if checked is not None:
                 segment(event.segment).citations.append(checked)
-                yield CitationEvent(segment=event.segment, citation=checked)
+                yield CitationEvent(segment=event.segment + offset, citation=checked)
         else:
             draft = event
     found = bool(draft.found) if draft is not None else True

@@ -54,6 +54,7 @@ from retrieval.attribution.models import (AttributionResult, AttributionSummary,
 from retrieval.attribution.llm_pass import LLMJudge
 from retrieval.attribution.quotes import QuoteMatch, QuoteSpan, find_quotes, match_quote
 from retrieval.index import Search
+from retrieval.law_lookup import names_a_law, with_qualifier
 from retrieval.legal_search import complete, first_stage, legal_search
 from retrieval.models import SearchFilters, SearchHit, SearchMode
 from retrieval.settings import Settings
@@ -163,6 +164,7 @@ class _Context:
         self.index = index
         self.filters = filters
         self.catalog = index.catalog()
+        self.text = ""  # the text attributed (references' offsets point into it)
         self._docs: dict[str, LegalDocument | None] = {}
         self._chunks: dict[str, Chunk | None] = {}
         self.pending: list[tuple[SearchHit, int, int]] = []  # citation claims, verified together at the end
@@ -241,10 +243,12 @@ def _claim(ref: LegalReference | None, unit: _Unit, last_law: LegalReference | N
     if ref is None:
         return None
     law = ref if _names_law(ref) else next((r for r in unit.refs if _names_law(r)), None) or last_law
+    law = with_qualifier(law, ctx.text) if law is not None and ctx.text else law
     # the law named is resolved in the whole index: a quote checked against other documents than the one it names
     # is not where claimed
     docs = [d.doc_id for d in ctx.catalog.resolve(law)] if law is not None else list(doc_ids)
-    return _Claim(reference=ref, articles=list(ref.articles), doc_ids=docs, law_missing=law is not None and not docs)
+    return _Claim(reference=ref, articles=list(ref.articles), doc_ids=docs,
+                  law_missing=law is not None and not docs and names_a_law(law))
 
 
 def _search_quotes(ctx: _Context, quotes: list[QuoteSpan], claims: list[_Claim | None]) -> list[list[SearchHit]]:
@@ -312,6 +316,12 @@ def _verdict(quote: QuoteSpan, found: list[_Found], claim: _Claim | None) -> tup
     close = sorted((f for f in found if not f.match.exact), key=lambda f: -f.match.score)
     checkable = claim is not None and claim.checkable
     claimed_as = f" (the text cites {claim.reference.text!r})" if claim is not None else ""
+    if claim is not None and claim.law_missing:
+        # attributed to a law no indexed document is: the claim cannot be checked, so the quote is not found where
+        # the text says it is — never "misattributed" to a law the index holds (issue 25)
+        seen = f"; its words are in {_where((exact or close)[0])}" if exact or close else ""
+        return QuoteStatus.not_found, None, f"{claim.reference.law or claim.reference.text} is not among the indexed " \
+            f"documents{seen}"
     where_exact = next((f for f in exact if f.in_claim), None)
     if where_exact is not None:
         return QuoteStatus.exact, where_exact, f"verbatim in {_where(where_exact)}"
@@ -319,8 +329,7 @@ def _verdict(quote: QuoteSpan, found: list[_Found], claim: _Claim | None) -> tup
         best = exact[0]
         if checkable:
             return QuoteStatus.misattributed, best, f"verbatim in {_where(best)}, not where claimed{claimed_as}"
-        note = "; the law it names is not in the index" if claim is not None and claim.law_missing else ""
-        return QuoteStatus.exact, best, f"verbatim in {_where(best)}{note}"
+        return QuoteStatus.exact, best, f"verbatim in {_where(best)}"
     if close:
         best = close[0]
         in_claim = next((f for f in close if f.in_claim), None)
@@ -371,6 +380,7 @@ def attribute(index, text: str, question: str | None = None, doc_ids: Sequence[s
         raise UnknownDocuments(unknown)
     question = (question or "").strip()
     ctx = _Context(index, SearchFilters(doc_ids=doc_ids) if doc_ids else None)
+    ctx.text = text
     embedder = _CachedEmbedder(index.embedder)
 
     quotes = find_quotes(text)

@@ -1,0 +1,150 @@
+"""Issue 25: a law the question names that no indexed document is, is said to be absent — never answered from
+another law.
+
+One index, built once for the module, of real laws and gazette files: the Mexican Constitution and Ley de Amparo
+(../shared/data/laws), Spain's Código Penal (BOE consolidated text), the Reglamento of articles 121-122 of the Ley
+Federal del Trabajo and Durango's Ley del Periódico Oficial (../shared/data/pdfs). The three long laws are cut to
+their first pages (their names, titles and opening articles are all the point needs; embedding 700 pages would cost
+minutes). Questions naming five laws the index does not hold — a federal code, the capital's and a state's code, a
+foreign code, a federal law whose Reglamento is indexed — and a foreign constitution each answer "not indexed";
+real questions naming indexed laws (mx_legal_qa) are answered from those laws as before.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pymupdf
+import pytest
+
+from retrieval.answers import ask, ask_stream
+from retrieval.index import Index
+from retrieval.legal_search import legal_search
+from retrieval.settings import Settings
+from tests.conftest import EVAL, PDFS, SHARED
+
+LAWS = SHARED / "data" / "laws"
+FILES = [  # (path, pages kept: None = all)
+    (LAWS / "mx_ley_CPEUM_constitucion_politica_DOF_2025-04-15.pdf", 40),
+    (LAWS / "mx_ley_de_amparo_DOF_2025-03-13.pdf", 12),
+    (LAWS / "boe_consolidado_BOE-A-1995-25444_codigo_penal.pdf", 12),
+    (PDFS / "mx_reglamento_arts_121_122_LFT.pdf", None),
+    (PDFS / "mx_durango_ley_del_periodico_oficial.pdf", None),
+]
+
+# (question, what the answer must open with, an indexed law it must list among the closest)
+ABSENT = [
+    ("¿Cuál es la pena por homicidio según el Código Penal Federal?",
+     "El Código Penal Federal no está entre los documentos indexados", "Código Penal (España)"),
+    ("¿Qué establece el artículo 10 del Código Penal de la Ciudad de México?",
+     "El Código Penal de la Ciudad de México no está entre los documentos indexados", "Código Penal (España)"),
+    ("¿Qué dispone el artículo 5 del Código Civil del Estado de Jalisco sobre la capacidad?",
+     "El Código Civil del Estado de Jalisco no está entre los documentos indexados", None),
+    ("¿Qué pena prevé el artículo 138 del Código Penal de Colombia?",
+     "El Código Penal de Colombia no está entre los documentos indexados", "Código Penal (España)"),
+    ("¿Cuántos días de vacaciones concede la Ley Federal del Trabajo?",
+     "La Ley Federal del Trabajo no está entre los documentos indexados", None),
+    ("¿Qué dice la Constitución Española sobre la libertad de expresión?",
+     "La Constitución Española no está entre los documentos indexados",
+     "Constitución Política de los Estados Unidos Mexicanos (México)"),
+]
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    from ingest.parse import parse_pdf
+
+    root = tmp_path_factory.mktemp("absent-law")
+    idx = Index.open(Settings(home=root / "home", _env_file=None))
+    try:
+        for path, pages in FILES:
+            if pages is not None:  # the law's first pages, under its own file name
+                cut = root / path.name
+                with pymupdf.open(path) as src, pymupdf.open() as out:
+                    out.insert_pdf(src, to_page=pages - 1)
+                    out.save(cut)
+                path = cut
+            result = parse_pdf(path)
+            assert result.documents, f"{path.name}: {result.message}"
+            idx.add_documents(result.documents)
+        idx.optimize()
+        yield idx
+    finally:
+        idx.close()
+
+
+@pytest.fixture(scope="module")
+def settings(index):
+    return Settings(home=index.settings.home, answerer="extractive", judge="offline", _env_file=None)
+
+
+@pytest.mark.parametrize("question,opening,closest", ABSENT, ids=[q[1].split(" no está")[0] for q in ABSENT])
+def test_a_named_law_not_indexed_is_said_to_be_absent(index, settings, question, opening, closest):
+    answer = ask(index, question, k=6, settings=settings)
+    data = json.loads(answer.model_dump_json())
+    assert data["found"] is False
+    assert answer.text.startswith(opening), answer.text
+    assert "Las leyes indexadas más cercanas por su nombre son:" in answer.text
+    # no provision of another law is presented as the answer
+    assert answer.sources == []
+    assert not any(seg.citations for seg in answer.content)
+    absent = [r for r in answer.references if r.absent]
+    assert absent and not absent[0].resolved and absent[0].reason == opening
+    assert len(absent[0].closest) >= 1
+    if closest is not None:
+        assert closest in absent[0].closest, absent[0].closest
+
+
+def test_search_reports_the_absent_law_with_its_reason(index):
+    result = legal_search(index, "¿Cuál es la pena por homicidio según el Código Penal Federal?", k=5)
+    [ref] = [r for r in result.references if r.reference.law]
+    assert ref.resolved is False and ref.absent is True
+    assert ref.reason == "El Código Penal Federal no está entre los documentos indexados"
+    assert ref.closest[0] == "Código Penal (España)"
+
+
+def test_the_stream_says_the_same(index, settings):
+    events = list(ask_stream(index, "¿Qué establece el artículo 10 del Código Penal de la Ciudad de México?", k=6,
+                             settings=settings))
+    kinds = [e.event for e in events]
+    assert kinds == ["sources", "text", "coverage", "done"]
+    assert events[0].sources == []
+    assert events[1].text.startswith("El Código Penal de la Ciudad de México no está entre los documentos indexados")
+    assert events[-1].answer.found is False
+
+
+def _legal_qa_naming_a_law() -> list[tuple[str, str, str]]:
+    """mx_legal_qa questions that name their law (the Constitution or the Ley de Amparo), with the law's file."""
+    rows = list(csv.DictReader((EVAL / "mx_legal_qa" / "questions.tsv").open(encoding="utf-8"), delimiter="\t"))
+    named = [r for r in rows if "Constitución" in r["question"] or "Ley de Amparo" in r["question"]]
+    return [(r["id"], r["question"], "Constitución Política" if "CPEUM" in r["file"] else "Ley de Amparo")
+            for r in named]
+
+
+# Spain's code named as a lawyer names it, with and without its jurisdiction
+SPANISH = [("es-cp", "¿Qué dispone el artículo 1 del Código Penal?", "Código Penal"),
+           ("es-cp-adj", "¿Qué dispone el artículo 1 del Código Penal español sobre los delitos?", "Código Penal")]
+
+
+@pytest.mark.parametrize("qid,question,law", _legal_qa_naming_a_law() + SPANISH,
+                         ids=[q[0] for q in _legal_qa_naming_a_law() + SPANISH])
+def test_a_named_law_that_is_indexed_is_answered_from_it(index, settings, qid, question, law):
+    answer = ask(index, question, k=6, settings=settings)
+    assert answer.found is True
+    assert not any(r.absent for r in answer.references)
+    assert "no está entre los documentos indexados" not in answer.text
+    named = [r for r in answer.references if r.reference.law or r.reference.constitutional]
+    assert named and all(r.resolved for r in named)
+    assert any(law in t for r in named for t in r.titles), [r.titles for r in named]
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert cited and law in cited[0].document_title, [c.document_title for c in cited]
+
+
+def test_a_question_naming_an_indexed_and_an_absent_law_opens_with_the_notice(index, settings):
+    answer = ask(index, "¿Qué dice el artículo 1 de la Ley de Amparo y qué dice el Código Penal Federal?", k=6,
+                 settings=settings)
+    assert answer.found is True
+    assert answer.text.startswith("El Código Penal Federal no está entre los documentos indexados")
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert cited and all("Código Penal" not in c.document_title for c in cited)
