@@ -92,7 +92,7 @@ def _mcp_series(home: Path, body: dict, calls: int) -> tuple[list[float], list[s
                         elapsed = (time.perf_counter() - t) * 1000
                         if result.is_error:
                             raise SystemExit(f"search tool failed: {result.content[0].text}")
-                        ids = [h["chunk"]["chunk_id"] for h in result.structured_content["hits"]]
+                        ids = [h["chunk_id"] for h in result.structured_content["hits"]]
                         if i >= WARMUP:
                             times.append(elapsed)
                     return times, ids

@@ -1,7 +1,8 @@
 """`gaceta mcp`: gaceta as a Model Context Protocol server (the official `mcp` SDK's `MCPServer`), over stdio or
 streamable HTTP. A face, as thin as the CLI and the API: every tool is one of their calls, and returns their models.
 
-    search(query, k, filters)          → the API's `SearchResponse`, each hit with a link to its highlighted page
+    search(query, k, filters)          → passages (`/search`'s hits, compact): text, label, pages, a link to the
+                                         highlighted page
     get_provision(law, article, …)     → an article (or one paragraph / fracción of it): verbatim text, amendment
                                          notes, the label a lawyer writes, page, link
     ask(question, k, filters)          → the API's `AnswerResponse` (cited answer, verified spans, coverage)
@@ -59,13 +60,50 @@ class GacetaToolError(Exception):
 
 
 # --- result models (the API's, plus what an agent needs to open a page) -------------------------------------------
-class LinkedHit(Hit):
-    link: str = Field(description="The page view that shows this hit's text highlighted on its PDF page (relative "
-                      "to the `gaceta serve` address when no server is running).")
+class SearchHit(BaseModel):
+    """A passage as an agent needs it: the citable text, where it is, how to cite and show it. (The API's hit also
+    carries the embedded header, the reranker's features and the whole document record: tokens an agent pays for,
+    and a larger structured result its SDK validates on every call.)"""
+
+    rank: int
+    score: float
+    label: str = Field(description="As a lawyer cites it: \"Ley de Amparo, art. 17, párr. 1, p. 8\".")
+    text: str = Field(description="The passage verbatim (the document's Markdown between `start` and `end`).")
+    truncated: bool = Field(False, description="The text was cut (the server's GACETA_MAX_HIT_CHARS).")
+    doc_id: str
+    title: str = Field(description="The document's title.")
+    doc_type: str | None = None
+    publication_date: str | None = None
+    last_reform_date: str | None = None
+    article: str | None = Field(None, description="The article the passage is in (get_provision gives it whole).")
+    heading_path: list[str] = []
+    chunk_id: str
+    pages: list[int] = Field(description="PDF pages the passage touches.")
+    start: int
+    end: int
+    notes: list[str] = Field([], description="Amendment notes printed in the passage.")
+    via: str = Field("search", description="\"reference\": a provision the query names, looked up; \"search\" "
+                     "otherwise.")
+    link: str = Field(description="The page view that shows the passage highlighted on its first PDF page "
+                      "(relative to the `gaceta serve` address when no server runs).")
+
+    @classmethod
+    def of(cls, hit: Hit, base: str) -> SearchHit:
+        c, d = hit.chunk, hit.document
+        return cls(rank=hit.rank, score=hit.score, label=hit.label, text=c.text, truncated=c.truncated,
+                   doc_id=c.doc_id, title=d.title, doc_type=d.doc_type.value if d.doc_type else None,
+                   publication_date=d.publication_date and d.publication_date.isoformat(),
+                   last_reform_date=d.last_reform_date and d.last_reform_date.isoformat(), article=c.article,
+                   heading_path=c.heading_path, chunk_id=c.chunk_id, pages=c.pages, start=c.start, end=c.end,
+                   notes=[n.text for n in c.notes], via=hit.via,
+                   link=page_link(base, c.doc_id, c.pages[0], c.start, c.end))
 
 
-class SearchResult(SearchResponse):
-    hits: list[LinkedHit]
+class SearchResult(BaseModel):
+    query: str
+    hits: list[SearchHit]
+    references: list[ResolvedReference] = Field([], description="Legal references read in the query ('art. 27 "
+                                                "constitucional') and what they resolved to.")
 
 
 class Provision(BaseModel):
@@ -593,9 +631,8 @@ def build_server(settings: Settings | None = None):
         def run() -> SearchResult:
             found = backend.search(SearchRequest(query=query, k=k, filters=filters))
             base = backend.base_url
-            hits = [LinkedHit(**h.model_dump(), link=page_link(base, h.chunk.doc_id, h.chunk.pages[0],
-                                                                 h.chunk.start, h.chunk.end)) for h in found.hits]
-            return SearchResult(**{**found.model_dump(), "hits": hits})
+            return SearchResult(query=found.query, hits=[SearchHit.of(h, base) for h in found.hits],
+                                references=found.references)
 
         return call(run)
 

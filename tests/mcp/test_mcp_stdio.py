@@ -4,8 +4,6 @@ document's own words, quotes classified, references read, and failures as one-li
 
 from __future__ import annotations
 
-import re
-
 import pymupdf
 import pytest
 
@@ -132,10 +130,12 @@ def test_format_citation_reads_spanish_references(mcp):
 def test_search_hits_carry_label_page_and_link(mcp):
     found = ok(mcp.call("search", query="plazo para presentar la demanda de amparo", k=3))
     assert 1 <= len(found["hits"]) <= 3
+    assert any(h["article"] == "17" and h["label"].startswith("Ley de Amparo, art. 17") for h in found["hits"])
     for hit in found["hits"]:
-        chunk = hit["chunk"]
-        assert hit["label"] and re.search(r"/pages/\d+\?highlight=\d+-\d+$", hit["link"])
-        assert f"/pages/{chunk['pages'][0]}?" in hit["link"]
+        assert hit["link"].endswith(f"/documents/{hit['doc_id']}/pages/{hit['pages'][0]}?highlight={hit['start']}-"
+                                    f"{hit['end']}")
+        markdown = mcp.read(f"gaceta://documents/{hit['doc_id']}").contents[0].text
+        assert markdown[hit["start"]:hit["end"]] == hit["text"]  # the passage is the document's words
     docs = ok(mcp.call("list_documents"))
     assert docs["total"] == 2
     assert {d["doc_type"] for d in docs["documents"]} == {"CONSTITUCIÓN", "LEY"}
