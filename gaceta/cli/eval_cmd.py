@@ -72,13 +72,14 @@ def answers_command(
 
 @eval_app.command("attribution")
 def attribution_command(
-    dataset: Path = typer.Option(..., "--dataset", "-d", help="A WiCE-format folder (every *.jsonl), e.g. ../shared/eval/wice_dev."),
-    as_json: bool = typer.Option(False, "--json", help='Print {"n", "attribution", "support"} as JSON (per-claim rows with --rows).'),
+    dataset: list[Path] = typer.Option(..., "--dataset", "-d", help="A WiCE-format (../shared/eval/wice_dev) or AttributionBench-format (../shared/eval/attributionbench_dev) folder of *.jsonl; repeat to score several side by side."),
+    as_json: bool = typer.Option(False, "--json", help='Print {"n", "attribution", "support"} as JSON (per-claim rows with --rows); several --dataset: {"datasets": [...]}.'),
     rows: bool = typer.Option(False, "--rows", help="With --json: add each claim's prediction under attribution.rows."),
     judge: str = typer.Option("offline", "--judge", help="offline, or llm: one call a claim to GACETA_OPENAI_BASE_URL."),
 ) -> None:
     """Judge each claim against its cited page: which sentences support it (attribution) and whether they do
-    (supported / partly / not), scored against the human labels, beside the WiCE paper's figures."""
+    (supported / partly / not), scored against the human labels, beside the published figures; cut-offs are also
+    cross-validated by group (WiCE's article, AttributionBench's source dataset)."""
     from retrieval.answers.support import LLMJudge
     from retrieval.evaluation.attribution import evaluate_attribution
     from retrieval.evaluation.datasets import DatasetFormatError
@@ -90,18 +91,27 @@ def attribution_command(
         if not settings().openai_base_url:
             fail("--judge llm needs GACETA_OPENAI_BASE_URL (an OpenAI-compatible endpoint)")
         llm = LLMJudge(settings())
+    reports = []
     try:
-        with err_console.status(f"judging the claims of {dataset.name}…"):
-            report = evaluate_attribution(dataset, judge=llm)
+        for folder in dataset:
+            with err_console.status(f"judging the claims of {folder.name}…"):
+                reports.append(evaluate_attribution(folder, judge=llm))
     except DatasetFormatError as exc:
         fail(str(exc))
     if as_json:
-        attribution = report.attribution.model_dump(mode="json")
-        if rows:
-            attribution["rows"] = [r.model_dump(mode="json") for r in report.rows]
-        print_json({"n": report.n, "attribution": attribution, "support": report.support.model_dump(mode="json")})
+        out = []
+        for report in reports:
+            attribution = report.attribution.model_dump(mode="json")
+            if rows:
+                attribution["rows"] = [r.model_dump(mode="json") for r in report.rows]
+            out.append({"dataset": report.dataset, "n": report.n, "attribution": attribution,
+                        "support": report.support.model_dump(mode="json")})
+        print_json({k: v for k, v in out[0].items() if k != "dataset"} if len(out) == 1 else {"datasets": out})
         return
-    _print_attribution(report)
+    for report in reports:
+        _print_attribution(report)
+    if len(reports) > 1:
+        _print_side_by_side(reports)
 
 
 def _print_attribution(report: Any) -> None:
@@ -109,22 +119,45 @@ def _print_attribution(report: Any) -> None:
 
     a, s = report.attribution, report.support
     console.print(f"[bold]{report.dataset}[/] — {report.n} claims")
-    console.print(f"attribution ({a.claims} claims with a gold set; {a.averaging}): precision {a.precision:.3f}, "
-                  f"recall {a.recall:.3f}, F1 {a.f1:.3f}")
-    table = Table(title="support judgement: F1 of not supported vs the rest", title_justify="left")
+    if a.claims:
+        console.print(f"attribution ({a.claims} claims with a gold set; {a.averaging}): precision {a.precision:.3f}, "
+                      f"recall {a.recall:.3f}, F1 {a.f1:.3f}")
+    table = Table(title="support judgement", title_justify="left")
     table.add_column("system")
     table.add_column("F1 not supported", justify="right")
+    table.add_column("binary macro-F1", justify="right")
     table.add_column("3-way accuracy", justify="right")
-    table.add_row("gaceta offline (dev, shipped cut-offs)", f"{s.f1_not_supported:.3f}", f"{s.accuracy:.3f}")
+    table.add_row("gaceta offline (dev, shipped cut-offs)", f"{s.f1_not_supported:.3f}", f"{s.macro_f1_binary:.3f}",
+                  f"{s.accuracy:.3f}")
     cv = s.cross_validated
     if cv:
-        table.add_row("gaceta offline (2-fold cross-validated cut-offs)", f"{cv['f1_not_supported']:.3f}",
+        table.add_row("gaceta offline (2-fold by line parity)", f"{cv['f1_not_supported']:.3f}", "—",
                       f"{cv['accuracy']:.3f}")
-    for system, f1 in s.published_f1_not_supported.items():
-        table.add_row(f"[dim]published: {system}[/]", f"{f1:.3f}", "—")
+    g = s.grouped_cross_validated
+    if g:
+        table.add_row(f"gaceta offline (cut-offs fitted on other groups: {int(g['folds'])} folds of {s.groups} groups)",
+                      f"{g['f1_not_supported']:.3f}", f"{g['macro_f1_binary']:.3f}",
+                      f"{g['accuracy']:.3f}" if "accuracy" in g else "—")
+    if report.attribution.claims:  # WiCE: the paper's figures
+        for system, f1 in s.published_f1_not_supported.items():
+            table.add_row(f"[dim]published: {system}[/]", f"{f1:.3f}", "—", "—")
     console.print(table)
     console.print(f"not supported: precision {s.precision_not_supported:.3f}, recall {s.recall_not_supported:.3f}; "
-                  f"cut-offs {s.cut_offs}. Published: Kamoi et al., WiCE (EMNLP 2023), oracle retrieval, claim level.")
+                  f"cut-offs {s.cut_offs}.")
+
+
+def _print_side_by_side(reports: list[Any]) -> None:
+    """The issue-25 figures: each set's carry-over figure, cross-validated by group."""
+    from rich.table import Table
+
+    table = Table(title="cross-validated by group (cut-offs never fitted on the held-out group)", title_justify="left")
+    for column in ("dataset", "claims", "groups", "F1 not supported", "binary macro-F1", "worst fold"):
+        table.add_column(column, justify="left" if column == "dataset" else "right")
+    for r in reports:
+        g = r.support.grouped_cross_validated
+        table.add_row(r.dataset, str(r.n), str(r.support.groups), f"{g['f1_not_supported']:.3f}",
+                      f"{g['macro_f1_binary']:.3f}", f"{g['worst_fold']:.3f}")
+    console.print(table)
 
 
 def _print_retrieval(report: Any) -> None:

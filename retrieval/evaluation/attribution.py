@@ -13,6 +13,16 @@ label. Scoring:
   (supported / partially supported / not supported; the judge's `partial` is WiCE's `partially_supported`).
 - cross-validated: the judge's cut-offs are refitted on one half of the claims and scored on the other, both ways
   (halves by line parity within each file), so the dev figure can be told from one that never saw its claims.
+
+Two formats (issue 25), told apart by their lines: WiCE (above) and AttributionBench (`question`, `claim`,
+`references`: the cited evidence texts, `attribution_label`: attributable | not attributable, `src_dataset`); an
+AttributionBench claim's evidence is its references split into sentences, its label supported / not_supported (no
+gold evidence sets: attribution is not scored). Every claim has a *group*, the unit nothing may be shared across
+when cut-offs are fitted: WiCE's Wikipedia article (`meta.claim_title`: halves of one file share articles and
+writers), AttributionBench's source dataset. `grouped_cross_validation` fits the cut-offs on the other groups and
+scores each held-out group: the figure that says whether the judgement carries over. For AttributionBench the
+figure is binary macro-F1 (attributable or not; the judge's partial counts as attributable), for WiCE F1 of
+not supported.
 """
 
 from __future__ import annotations
@@ -40,6 +50,31 @@ class WiceClaim(BaseModel):
     evidence: list[str]
     gold: list[list[int]]  # alternative supporting sets; empty when nothing supports the claim
     label: Label
+    group: str = ""  # what cross-validation keeps together: WiCE's article, AttributionBench's source dataset
+    binary: bool = False  # AttributionBench: two labels only (supported / not_supported), no gold evidence sets
+
+
+AB_LABEL = {"attributable": "supported", "not attributable": "not_supported"}
+
+
+def _ab_claim(item: dict, file: Path, number: int) -> WiceClaim:
+    """One AttributionBench line: its references (a list, or a string holding one) split into sentences."""
+    import ast
+
+    from ingest.sentences import split_sentences
+
+    refs = item["references"]
+    if isinstance(refs, str):
+        try:
+            refs = json.loads(refs)
+        except json.JSONDecodeError:
+            refs = ast.literal_eval(refs)
+    if isinstance(refs, str):
+        refs = [refs]
+    evidence = [ref[s.start:s.end].strip() for ref in refs for s in split_sentences(ref)]
+    return WiceClaim(id=str(item.get("id") or f"{file.stem}:{number}"), claim=item["claim"],
+                     evidence=[e for e in evidence if e] or [""], gold=[], label=AB_LABEL[item["attribution_label"]],
+                     group=str(item.get("src_dataset") or file.stem), binary=True)
 
 
 def load_wice(folder: str | Path) -> list[WiceClaim]:
@@ -49,7 +84,8 @@ def load_wice(folder: str | Path) -> list[WiceClaim]:
         raise DatasetFormatError(f"{root}: not a dataset folder")
     files = sorted(root.glob("*.jsonl"))
     if not files:
-        raise DatasetFormatError(f"{root}: no *.jsonl file (WiCE format: claim, evidence, supporting_sentences, label)")
+        raise DatasetFormatError(f"{root}: no *.jsonl file (WiCE format: claim, evidence, supporting_sentences, label; "
+                                 f"or AttributionBench: claim, references, attribution_label)")
     claims: list[WiceClaim] = []
     for file in files:
         with file.open(encoding="utf-8") as lines:
@@ -58,14 +94,21 @@ def load_wice(folder: str | Path) -> list[WiceClaim]:
                     continue
                 try:
                     item = json.loads(line)
+                    if isinstance(item, dict) and "attribution_label" in item:
+                        claims.append(_ab_claim(item, file, number))
+                        continue
                     meta = item.get("meta") or {}
                     claims.append(WiceClaim(
                         id=str(meta.get("id") or f"{file.stem}:{number}"), claim=item["claim"],
                         evidence=item["evidence"], label=item["label"],
                         gold=[sorted(set(g)) for g in item["supporting_sentences"] if g],
+                        group=str(meta.get("claim_title") or meta.get("id") or f"{file.stem}:{number}"),
                     ))
-                except (json.JSONDecodeError, KeyError, TypeError, AttributeError, ValidationError) as exc:
-                    raise DatasetFormatError(f"{file.name} line {number}: not a WiCE claim ({exc})") from None
+                except (json.JSONDecodeError, KeyError, TypeError, AttributeError, ValidationError, ValueError,
+                        SyntaxError) as exc:
+                    raise DatasetFormatError(f"{file.name} line {number}: neither a WiCE claim (claim, evidence, "
+                                             f"supporting_sentences, label) nor an AttributionBench one (claim, "
+                                             f"references, attribution_label) ({exc})") from None
     return claims
 
 
@@ -119,6 +162,9 @@ class SupportScores(BaseModel):
     recall_not_supported: float
     cut_offs: dict[str, float]  # the judge's score cut-offs used for the dev figures
     cross_validated: dict[str, float]  # 2-fold, cut-offs refitted on the other half: f1_not_supported, accuracy
+    macro_f1_binary: float = 0.0  # supported-or-partial vs not supported, macro over the two (AttributionBench's)
+    grouped_cross_validated: dict[str, float] = {}  # cut-offs fitted on other groups (articles / source datasets)
+    groups: int = 0  # distinct groups (WiCE articles, AttributionBench source datasets)
     confusion: dict[str, dict[str, int]]  # gold label -> predicted label -> count
     judge: str = "offline"  # offline | llm (scores 1 / 0.5 / 0 for supported / partial / unsupported)
     judge_failures: int = 0  # claims the LLM judge gave no usable verdict for (judged offline instead)
@@ -207,12 +253,77 @@ def evaluate_attribution(folder: str | Path, embedder=None, progress: Progress |
             recall_not_supported=tp / (sum(g == "not_supported" for g in gold) or 1),
             cut_offs={"partial_at": PARTIAL_AT, "supported_at": SUPPORTED_AT},
             cross_validated=cross_validate(scores, gold, halves),
+            macro_f1_binary=macro_f1_binary(gold, predicted),
+            grouped_cross_validated=grouped_cross_validation(scores, gold, [c.group for c in claims],
+                                                             all(c.binary for c in claims)),
+            groups=len({c.group for c in claims}),
             judge="llm" if judge is not None else "offline", judge_failures=failures,
             confusion={g: {p: sum(a == g and b == p for a, b in zip(gold, predicted)) for p in WICE_LABEL.values()}
                        for g in WICE_LABEL.values()},
         ),
         rows=rows,
     )
+
+
+def macro_f1_binary(gold: Sequence[str], predicted: Sequence[str]) -> float:
+    """Macro-F1 of two classes: not supported, and the rest (supported or partly)."""
+    g = ["ns" if x == "not_supported" else "s" for x in gold]
+    p = ["ns" if x == "not_supported" else "s" for x in predicted]
+    out = []
+    for cls in ("ns", "s"):
+        tp = sum(a == b == cls for a, b in zip(g, p))
+        both = g.count(cls) + p.count(cls)
+        out.append(2 * tp / both if both else 1.0)
+    return sum(out) / 2
+
+
+GROUP_FOLDS = 5  # folds of groups when a set has many (WiCE's articles); a set of few groups leaves each one out
+
+
+def group_folds(groups: Sequence[str]) -> list[int]:
+    """A fold per claim: each group its own fold when there are at most 8 groups (AttributionBench's four source
+    datasets: leave one source out), else `GROUP_FOLDS` folds of whole groups by a stable hash of the group."""
+    import zlib
+
+    names = sorted(set(groups))
+    if len(names) <= 8:
+        return [names.index(g) for g in groups]
+    return [zlib.crc32(g.encode("utf-8")) % GROUP_FOLDS for g in groups]
+
+
+def grouped_cross_validation(scores: Sequence[float], gold: Sequence[str], groups: Sequence[str],
+                             binary: bool) -> dict[str, float]:
+    """Cut-offs fitted on the other folds of groups, each held-out fold labelled with them; the pooled held-out
+    labels scored: f1_not_supported, macro_f1_binary and (3-way sets) accuracy, plus the spread over folds."""
+    folds = group_folds(groups)
+    predicted: list[str] = [""] * len(scores)
+    per_fold = []
+    for held in sorted(set(folds)):
+        train = [i for i, f in enumerate(folds) if f != held]
+        test = [i for i, f in enumerate(folds) if f == held]
+        if not train:
+            continue
+        partial_at, supported_at = fit_cut_offs([scores[i] for i in train], [gold[i] for i in train])
+        if binary:
+            partial_at = fit_binary_cut_off([scores[i] for i in train], [gold[i] for i in train])
+        labels = _labels([scores[i] for i in test], partial_at, max(supported_at, partial_at))
+        for i, label in zip(test, labels):
+            predicted[i] = label
+        fold_gold = [gold[i] for i in test]
+        per_fold.append(macro_f1_binary(fold_gold, labels) if binary else f1_not_supported(fold_gold, labels))
+    out = {"f1_not_supported": f1_not_supported(gold, predicted), "macro_f1_binary": macro_f1_binary(gold, predicted),
+           "folds": float(len(per_fold)), "worst_fold": min(per_fold) if per_fold else 0.0}
+    if not binary:
+        out["accuracy"] = sum(a == b for a, b in zip(gold, predicted)) / len(gold)
+    return out
+
+
+def fit_binary_cut_off(scores: Sequence[float], gold: Sequence[str]) -> float:
+    """The score below which a claim is not supported that maximises binary macro-F1 on `scores`."""
+    values = sorted(set(scores))
+    candidates = [(a + b) / 2 for a, b in zip(values, values[1:])] or values
+    return max(candidates, key=lambda t: macro_f1_binary(
+        gold, ["not_supported" if s < t else "supported" for s in scores]))
 
 
 def _halves(claims: Sequence[WiceClaim]) -> list[int]:

@@ -115,11 +115,11 @@ def test_the_stream_says_the_same(index, settings):
 
 
 def _legal_qa_naming_a_law() -> list[tuple[str, str, str]]:
-    """mx_legal_qa questions that name their law (the Constitution or the Ley de Amparo), with the law's file."""
+    """mx_legal_qa questions that name the law their gold article is of (the Constitution or the Ley de Amparo)."""
     rows = list(csv.DictReader((EVAL / "mx_legal_qa" / "questions.tsv").open(encoding="utf-8"), delimiter="\t"))
-    named = [r for r in rows if "Constitución" in r["question"] or "Ley de Amparo" in r["question"]]
-    return [(r["id"], r["question"], "Constitución Política" if "CPEUM" in r["file"] else "Ley de Amparo")
-            for r in named]
+    law = {"mx_ley_CPEUM_constitucion_politica.pdf": "Constitución", "mx_ley_de_amparo.pdf": "Ley de Amparo"}
+    named = [r for r in rows if law.get(r["file"], "?") in r["question"]]  # the law the gold article is of
+    return [(r["id"], r["question"], law[r["file"]]) for r in named]
 
 
 # Spain's code named as a lawyer names it, with and without its jurisdiction
@@ -148,3 +148,18 @@ def test_a_question_naming_an_indexed_and_an_absent_law_opens_with_the_notice(in
     assert answer.text.startswith("El Código Penal Federal no está entre los documentos indexados")
     cited = [c for seg in answer.content for c in seg.citations if c.verified]
     assert cited and all("Código Penal" not in c.document_title for c in cited)
+
+
+def test_a_quote_attributed_to_an_absent_law_is_not_found_not_misattributed(index):
+    from retrieval.attribution import attribute
+    from retrieval.attribution.models import QuoteStatus
+
+    quote = "todas las personas gozarán de los derechos humanos reconocidos en esta Constitución"
+    wrong = attribute(index, f'El artículo 1 del Código Penal Federal dispone que "{quote}".')
+    [check] = wrong.quotes
+    assert check.status is QuoteStatus.not_found
+    assert "Código Penal Federal is not among the indexed documents" in check.reason
+    right = attribute(index, f'El artículo 1 de la Constitución dispone que "{quote}".')
+    assert right.quotes[0].status is QuoteStatus.exact
+    elsewhere = attribute(index, f'El artículo 1 de la Ley de Amparo dispone que "{quote}".')
+    assert elsewhere.quotes[0].status is QuoteStatus.misattributed  # an indexed law: checked, and not there

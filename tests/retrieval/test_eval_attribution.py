@@ -108,3 +108,51 @@ def test_cli_judge_llm_without_an_endpoint_is_one_line(tmp_path, monkeypatch, wi
     monkeypatch.chdir(tmp_path)  # no .env
     result = CliRunner().invoke(app, ["eval", "attribution", "--dataset", str(wice), "--judge", "llm"])
     assert result.exit_code == 1 and "GACETA_OPENAI_BASE_URL" in result.output
+
+
+# -- issue 25: a second distribution, and cut-offs fitted on other groups ------------------------------------------
+def test_attributionbench_loads_as_binary_claims_grouped_by_source(eval_dir):
+    claims = load_wice(eval_dir / "attributionbench_dev")
+    assert len(claims) == 1198
+    assert sum(c.label == "not_supported" for c in claims) == 599
+    assert {c.label for c in claims} == {"supported", "not_supported"}
+    assert {c.group for c in claims} == {"Stanford-GenSearch", "ExpertQA", "LFQA", "AttributedQA"}
+    assert all(c.binary and c.evidence and not c.gold for c in claims)
+
+
+def test_wice_claims_are_grouped_by_their_article(wice):
+    from retrieval.evaluation.attribution import group_folds
+
+    claims = load_wice(wice)
+    groups = [c.group for c in claims]
+    assert len(set(groups)) < len(claims)  # several claims of one article: the unit halves by line parity split
+    folds = group_folds(groups)
+    by_group: dict[str, set[int]] = {}
+    for g, f in zip(groups, folds):
+        by_group.setdefault(g, set()).add(f)
+    assert all(len(fs) == 1 for fs in by_group.values())  # an article never straddles two folds
+    assert len(set(folds)) == 5
+
+
+def test_grouped_cross_validation_fits_on_other_groups_only():
+    from retrieval.evaluation.attribution import grouped_cross_validation
+
+    # group "a": scores separate the labels at 0.5; group "b" at 0.2 — fitted on "a", "b"'s 0.3-0.4 claims go wrong
+    scores = [0.1, 0.2, 0.8, 0.9, 0.1, 0.15, 0.3, 0.4]
+    gold = ["not_supported", "not_supported", "supported", "supported"] * 2
+    groups = ["a"] * 4 + ["b"] * 4
+    result = grouped_cross_validation(scores, gold, groups, binary=True)
+    assert result["folds"] == 2
+    assert result["macro_f1_binary"] < 1.0  # a cut-off fitted on "a" and "b" together would separate both
+
+
+def test_the_cli_scores_both_formats_side_by_side(eval_dir):
+    result = CliRunner().invoke(app, ["eval", "attribution", "--dataset", str(eval_dir / "wice_dev"), "--dataset",
+                                      str(eval_dir / "attributionbench_dev"), "--json"])
+    assert result.exit_code == 0, result.output
+    reports = {r["dataset"]: r for r in json.loads(result.stdout)["datasets"]}
+    assert reports["attributionbench_dev"]["n"] == 1198 and reports["wice_dev"]["n"] == 349
+    ab = reports["attributionbench_dev"]["support"]["grouped_cross_validated"]
+    wice = reports["wice_dev"]["support"]["grouped_cross_validated"]
+    assert ab["folds"] == 4 and wice["folds"] == 5
+    assert 0.5 < ab["macro_f1_binary"] <= 1.0 and 0.3 < wice["f1_not_supported"] <= 1.0

@@ -63,3 +63,51 @@ def test_a_law_named_in_lower_case_is_still_the_law_the_question_means():
     assert [(ref.articles, [d.doc_id for d in docs]) for ref, docs in found] == [(["17"], ["amparo"])]
     found = understood("¿qué establece el artículo 5 de la LFT?", CATALOG)
     assert [d.doc_id for _, docs in found for d in docs] == ["lft"]
+
+
+# -- issue 25: jurisdiction is part of a law's name ------------------------------------------------------------
+CP_ES = DocumentInfo(doc_id="cp-es", title="Ley Orgánica 10/1995, de 23 de noviembre, del Código Penal.",
+                     doc_type=DocType.ley, short_title="Código Penal", aliases=["Ley Orgánica 10/1995"], gazette="BOE",
+                     source_path="/x.pdf", source_sha256="0" * 64, pdf_pages=(1, 1), label="BOE")
+DURANGO = _doc("dgo", "Ley del Periódico Oficial del Gobierno del Estado de Durango", DocType.ley)
+JURIS = LawCatalog([CPEUM, AMPARO, CP_ES, DURANGO])
+
+
+def _resolved(question: str) -> list[list[str]]:
+    from retrieval.law_lookup import understood
+
+    return [[d.doc_id for d in docs] for ref, docs in understood(question, JURIS) if ref.law or ref.constitutional]
+
+
+def test_a_jurisdiction_in_the_name_must_be_the_documents():
+    assert _resolved("¿Qué pena fija el Código Penal Federal para el homicidio?") == [[]]
+    assert _resolved("artículo 10 del Código Penal de la Ciudad de México") == [[]]
+    assert _resolved("artículo 10 del Código Penal para el Distrito Federal") == [[]]
+    assert _resolved("artículo 5 del Código Penal del Estado de Jalisco") == [[]]
+    assert _resolved("¿Qué dice el Código Penal de Colombia sobre el hurto?") == [[]]
+    assert _resolved("¿Qué dice la Constitución Española sobre la libertad?") == [[]]
+    assert _resolved("¿Qué dice la Constitución de Colombia sobre la tutela?") == [[]]
+
+
+def test_the_same_names_with_the_documents_jurisdiction_resolve():
+    assert _resolved("artículo 138 del Código Penal") == [["cp-es"]]
+    assert _resolved("¿Qué pena prevé el Código Penal español?") == [["cp-es"]]
+    assert _resolved("¿Qué penas prohíbe la Constitución mexicana?") == [["cpeum"]]
+    assert _resolved("artículo 1 de la Constitución Política de los Estados Unidos Mexicanos") == [["cpeum"]]
+    assert _resolved("la Ley del Periódico Oficial del Estado de Durango") == [["dgo"]]
+    assert _resolved("la Ley del Periódico Oficial del Estado de Sonora") == [[]]
+
+
+def test_an_absent_law_is_reported_with_its_reason_and_the_closest_indexed_laws():
+    from retrieval.law_lookup import report, understood
+
+    [(ref, docs)] = [rd for rd in understood("¿Cuál es la pena según el Código Penal Federal?", JURIS)]
+    rep = report(ref, docs, 0, JURIS)
+    assert (rep.resolved, rep.absent) == (False, True)
+    assert rep.reason == "El Código Penal Federal no está entre los documentos indexados"
+    assert rep.closest[0] == "Código Penal (España)"
+    [(ref, docs)] = understood("¿Qué establece la LFT sobre el aguinaldo?", JURIS)
+    assert report(ref, docs, 0, JURIS).reason == "La LFT no está entre los documentos indexados"
+    # an article without its law, or a decree's title, is not a law said to be absent
+    [(ref, docs)] = understood("¿Qué dice el artículo 5?", JURIS)
+    assert report(ref, docs, 0, JURIS).absent is False
