@@ -7,11 +7,20 @@ For the offline extractive answerer, on two sets with a gold answer:
 - `../shared/eval/xquad_es` through `retrieval.evaluation.answers.evaluate_answers` (its corpus in a throw-away
   index): an answer hits when a verified citation holds the gold span. `--xquad-limit N` scores the first N
   questions (the corpus is indexed whole).
+- the title questions of issue 22 (`retrieval.evaluation.title_questions`: "¿Qué dispone la ley sobre periodo de
+  prueba?", the same naming the law, "¿Qué establece el artículo 14 de la Ley …?") over the BOE laws of
+  ../shared/data/laws (`--laws-home`, built by benchmarks/title_questions.py's own path when empty; `--laws-sample N`
+  questions a law and set): an answer hits when a verified citation quotes a gold article's own text.
 For each set: the share of answers flagged not relevant (`Coverage.relevant` False) among the answered questions
-that MISS the gold, and among those that HIT it; "not found" answers (no citation at all) are counted apart.
+that MISS the gold, and among those that HIT it; "not found" answers (no citation at all) are counted apart; and
+the same per document (law), so a rule can be read on laws it was never looked at on. The issue-25 judgement
+(`coverage.answers_the_question`: the named article/law among the citations, their legal role, the kind of answer
+the question word asks for) has no fitted weight or cut-off; `relevance_reasons` per row say which rule fired.
 
     .venv/bin/python benchmarks/relevance_flag.py --home /tmp/bench-home --xquad-limit 300
     .venv/bin/python benchmarks/relevance_flag.py --home /tmp/bench-home --skip-xquad --json
+    .venv/bin/python benchmarks/relevance_flag.py --home /tmp/bench-home --skip-xquad --laws-home /tmp/tq-home \
+        --laws-sample 30
 
 `--json` prints one JSON object and nothing else on stdout; progress goes to stderr.
 """
@@ -43,12 +52,16 @@ def split(rows: list[dict]) -> dict:
     def share(xs: list[dict]) -> float | None:
         return sum(not x["relevant"] for x in xs) / len(xs) if xs else None
 
-    return {
+    out = {
         "questions": len(rows), "not_found": len(rows) - len(answered), "missed": len(missed), "hit": len(hit),
         "not_relevant_when_missed": share(missed), "not_relevant_when_hit": share(hit),
         "mean_relevance_missed": sum(x["relevance"] for x in missed) / len(missed) if missed else None,
         "mean_relevance_hit": sum(x["relevance"] for x in hit) / len(hit) if hit else None,
     }
+    if any("law" in r for r in rows) and len({r.get("law") for r in rows}) > 1:  # per document: rules read apart
+        out["per_law"] = {law: {k: v for k, v in split([r for r in rows if r.get("law") == law]).items()
+                                if k != "per_law"} for law in sorted({r.get("law") for r in rows})}
+    return out
 
 
 def run_mx(home: Path, qa_dir: Path, k: int) -> dict:
@@ -65,14 +78,47 @@ def run_mx(home: Path, qa_dir: Path, k: int) -> dict:
             gold = norm(q["gold_quote"])
             verified = [c for seg in answer.content for c in seg.citations if c.verified]
             rows.append({
-                "id": q["id"], "style": q["style"], "found": answer.found,
+                "id": q["id"], "style": q["style"], "found": answer.found, "law": q["file"],
                 "hit": any(overlaps(norm(c.cited_text), gold) for c in verified),
                 "relevant": answer.coverage.relevant, "relevance": answer.coverage.relevance,
                 "flag_reasons": answer.coverage.flag_reasons,
+                "relevance_reasons": answer.coverage.relevance_reasons,
+                "first_citation": verified[0].label if verified else None,
             })
             log(f"  mx_legal_qa {i}/{len(questions)} {q['id']} hit {rows[-1]['hit']} "
                 f"relevance {answer.coverage.relevance:.2f}")
     return {**split(rows), "rows": rows}
+
+
+def run_laws(home: Path, n: int | None, k: int) -> dict:
+    """The title questions of the BOE laws (issue 22's set), answered by `ask` (extractive, k 8)."""
+    from benchmarks.title_questions import BOE, LAWS, ensure_index as ensure_laws, law_questions
+    from retrieval.answers import ask
+    from retrieval.evaluation.title_questions import SETS
+    from retrieval.index import Index
+    from retrieval.settings import Settings
+
+    files = sorted(LAWS.glob(BOE))
+    ensure_laws(home, files, False)
+    settings = Settings(home=home)
+    rows = []
+    with Index.open(settings) as index:
+        for doc, qs in law_questions(index, files, SETS, n):
+            law = doc.short_title or doc.title
+            for i, q in enumerate(qs, 1):
+                answer = ask(index, q.question, k=k, answerer="extractive", settings=settings)
+                verified = [c for seg in answer.content for c in seg.citations if c.verified]
+                rows.append({
+                    "id": q.qid, "style": q.set, "law": law, "found": answer.found and bool(verified),
+                    "hit": any(q.holds(c.doc_id, c.start, c.end) for c in verified),
+                    "relevant": answer.coverage.relevant, "relevance": answer.coverage.relevance,
+                    "flag_reasons": answer.coverage.flag_reasons,
+                    "relevance_reasons": answer.coverage.relevance_reasons,
+                })
+                if i % 20 == 0:
+                    log(f"  title questions {law}: {i}/{len(qs)}")
+    by_set = {s: split([r for r in rows if r["style"] == s]) for s in SETS}
+    return {**split(rows), "per_set": by_set, "rows": rows}
 
 
 def run_xquad(folder: Path, limit: int | None, k: int) -> dict:
@@ -96,6 +142,9 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=8)
     ap.add_argument("--skip-mx", action="store_true")
     ap.add_argument("--skip-xquad", action="store_true")
+    ap.add_argument("--laws-home", type=Path, default=None,
+                    help="index of the BOE laws for the title questions (built when empty); omitted: not run")
+    ap.add_argument("--laws-sample", type=int, default=30, help="title questions a law and set (default 30)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -105,19 +154,24 @@ def main() -> None:
     if not args.skip_mx:
         ensure_index(args.home.resolve(), args.pdfs, args.reindex, {})
         result["mx_legal_qa"] = run_mx(args.home.resolve(), args.qa, args.k)
+    if args.laws_home is not None:
+        result["title_questions"] = run_laws(args.laws_home.resolve(), args.laws_sample, args.k)
     if not args.skip_xquad:
         result["xquad_es"] = run_xquad(args.xquad, args.xquad_limit, args.k)
     result["meta"].update(cpu_seconds=round(time.process_time() - t0, 1), load_end=round(os.getloadavg()[0], 2))
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
         return
-    for name in ("mx_legal_qa", "xquad_es"):
+    for name in ("mx_legal_qa", "title_questions", "xquad_es"):
         if name not in result:
             continue
         r = result[name]
         fmt = lambda x: "—" if x is None else f"{x:.1%}"  # noqa: E731
         print(f"{name}: {r['questions']} questions, {r['not_found']} not found; answered: {r['missed']} miss the gold, "
               f"{r['hit']} hit it")
+        for law, p in (r.get("per_law") or {}).items():
+            print(f"  {law}: flagged {fmt(p['not_relevant_when_missed'])} of {p['missed']} misses vs "
+                  f"{fmt(p['not_relevant_when_hit'])} of {p['hit']} hits")
         print(f"  flagged not relevant: {fmt(r['not_relevant_when_missed'])} of misses vs "
               f"{fmt(r['not_relevant_when_hit'])} of hits; mean relevance {r['mean_relevance_missed'] or 0:.3f} vs "
               f"{r['mean_relevance_hit'] or 0:.3f}")

@@ -9,6 +9,14 @@ model wraps around a quote must be backed too — and the judgement is attached 
 question (`support.judge_relevance`). Connectors and fragments under `MIN_WORDS` words are not claims and are left
 out.
 
+Relevance is also judged on what the question asks for, not only on shared words (`answers_the_question`, issue 25):
+its *reference* (an article or law it names must be among the cited provisions: "artículo 17 de la Ley de Amparo"
+answered from article 18 is not an answer), the *legal role* of what is cited (only transitory articles, appended
+reform decrees, an index or a preamble do not answer a question that does not ask about reforms or history), and the
+*kind of answer* its question word asks for (a "plazo"/"¿cuánto dura?" is a duration, "¿cuántos?" a number, "¿a
+partir de cuándo?" a moment: cited text that states none cannot be the answer). Each failure is a reason in
+`Coverage.relevance_reasons`, makes the answer not relevant and flags it.
+
 `flagged` when any of: fewer than half the sentences are cited ("uncited"), fewer than half are cited *and* backed
 by what they cite, supported or partly ("unsupported"), or the sources do not address the question
 ("not_relevant").
@@ -23,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 
 from ingest.sentences import split_sentences
 from retrieval.answers.models import Citation, Coverage, TextSegment
@@ -43,7 +52,8 @@ def _quoted(citation: Citation) -> str:
 
 
 def compute_coverage(content: list[TextSegment], question: str | None = None, embedder=None,
-                     judge: LLMJudge | None = None) -> Coverage:
+                     judge: LLMJudge | None = None, references: Sequence = (),
+                     roles: dict[str, str] | None = None) -> Coverage:
     """Coverage of the answer made of `content`, judging support (and relevance to `question`, when given) on the
     way; fills `TextSegment.support` in place. No claim sentences at all: ratio 1.0, nothing to flag. With `judge`,
     one LLM call judges every cited sentence (and relevance); if it fails, the offline judgements stand and
@@ -106,12 +116,76 @@ def compute_coverage(content: list[TextSegment], question: str | None = None, em
     ratio = cited / total if total else 1.0
     backed_ratio = (supported + len(partial)) / total if total else 1.0
     relevant = relevance.relevant if relevance is not None else True
+    off_question = answers_the_question(question, [c for seg in content for c in seg.citations], references, roles) \
+        if question is not None and claims else []
+    relevant = relevant and not off_question
     reasons = flag_reasons(ratio, backed_ratio, relevant)
     return Coverage(
         ratio=round(ratio, 4), sentences=total, cited=cited, uncited=uncited, flagged=bool(reasons),
         supported=supported, partial=partial, unsupported=unsupported, relevant=relevant,
         relevance=round(relevance.score, 4) if relevance is not None else 1.0, flag_reasons=reasons, judge=method,
+        relevance_reasons=off_question,
     )
+
+
+_DURATION = re.compile(r"\b(?:d[ií]as?|mes(?:es)?|años?|horas?|semanas?|plazo|t[ée]rmino|per[ií]odo|lapso|sexenio|"
+                       r"trienio|bienio|days?|months?|years?|hours?|weeks?)\b", re.I)
+_NUMBER_WORD = re.compile(r"\b(?:\d+|uno|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|quince|veinte|"
+                          r"treinta|cuarenta|cincuenta|sesenta|setenta|ochenta|noventa|cien|ciento|doscientos|"
+                          r"trescientos|quinientos|mil|mayor[ií]a|dos terceras|tercera parte|mitad)\b", re.I)
+_MOMENT = re.compile(r"\b(?:a partir|desde|cuando|en que|al d[ií]a|siguiente|hasta|dentro de|antes de|despu[ée]s de|"
+                     r"surt[ae]|inicia|comienza|entrar[áa] en vigor|\d+ de [a-z]+)\b", re.I)
+# the kind of answer a question word asks for, and what cited text must state to give it
+_ASKS: list[tuple[re.Pattern, str, re.Pattern]] = [
+    (re.compile(r"\b(?:cu[aá]l es el plazo|qu[eé] plazo|cu[aá]nto tiempo|cu[aá]nto dura|cada cu[aá]nto|"
+                r"(?:plazo|t[eé]rmino) (?:m[aá]ximo|para)|dentro de qu[eé] plazo|how long|what is the (?:time limit|"
+                r"deadline|term))\b", re.I), "a duration", _DURATION),
+    (re.compile(r"\b(?:cu[aá]nt[oa]s|qu[eé] (?:votaci[oó]n|porcentaje|n[uú]mero)|how many|how much)\b", re.I),
+     "a number", _NUMBER_WORD),
+    (re.compile(r"\b(?:a partir de cu[aá]ndo|desde cu[aá]ndo|cu[aá]ndo (?:inicia|comienza|entra|se computa)|"
+                r"since when|from when)\b", re.I), "a moment", _MOMENT),
+]
+_OFF_ROLE = ("transitory", "reform_decree", "index", "preamble")
+
+
+def answers_the_question(question: str, citations: Sequence[Citation], references: Sequence = (),
+                         roles: dict[str, str] | None = None) -> list[str]:
+    """Why the verified `citations` do not answer `question` (empty: nothing against them): the article or law it
+    names is not among them (`references`: `ResolvedReference`s the search understood), all of them are transitory,
+    reform-decree, index or preamble text (`roles`: chunk id → `ProvisionRole` value) while the question does not
+    ask about history, or they state nothing of the kind of answer the question word asks for."""
+    from retrieval.rerank import asks_about_history
+
+    cited = [c for c in citations if c.verified]
+    if not cited:
+        return []
+    reasons: list[str] = []
+    for ref in references:
+        r = ref.reference
+        if not ref.resolved or not ref.doc_ids:
+            continue
+        in_law = [c for c in cited if c.doc_id in ref.doc_ids]
+        named_law = bool(r.law or r.constitutional)
+        if r.articles:
+            wanted = set(r.articles)
+            if not any(c.article in wanted for c in in_law):
+                where = f" of {ref.titles[0]}" if named_law and ref.titles else ""
+                got = sorted({c.article for c in cited if c.article}) or ["none"]
+                reasons.append(f"the question names art. {', '.join(r.articles)}{where}; the answer cites "
+                               f"art. {', '.join(got)}")
+        elif named_law and not in_law:
+            reasons.append(f"the question names {ref.titles[0] if ref.titles else r.text}; the answer cites other "
+                           f"documents")
+    if roles and not asks_about_history(question):
+        cited_roles = {roles.get(c.chunk_id, "text") for c in cited}
+        if cited_roles and cited_roles <= set(_OFF_ROLE):
+            reasons.append(f"the answer cites only {', '.join(sorted(cited_roles))} text")
+    stated = "\n".join(c.cited_text for c in cited)
+    for asks, kind, states in _ASKS:
+        if asks.search(question) and not states.search(stated):
+            reasons.append(f"the question asks for {kind}; the cited text states none")
+            break
+    return reasons
 
 
 def flag_reasons(cited_ratio: float, backed_ratio: float, relevant: bool) -> list[str]:

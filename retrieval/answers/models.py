@@ -54,6 +54,9 @@ class Coverage(BaseModel):
     relevant: bool = True  # the cited sources address the question
     relevance: float = 1.0  # 0–1, the relevance judgement's score
     flag_reasons: list[str] = []  # "uncited" (cited < half), "unsupported" (backed < half), "not_relevant"
+    # why the cited provisions do not answer the question (its named article/law, their legal role, the kind of
+    # answer it asks for): "the question names art. 17 of Ley de Amparo; the answer cites art. 18"
+    relevance_reasons: list[str] = []
     judge: str = "offline"  # who judged support and relevance: offline | llm | "offline (the LLM judge failed: …)"
 
 

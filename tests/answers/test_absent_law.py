@@ -163,3 +163,34 @@ def test_a_quote_attributed_to_an_absent_law_is_not_found_not_misattributed(inde
     assert right.quotes[0].status is QuoteStatus.exact
     elsewhere = attribute(index, f'El artículo 1 de la Ley de Amparo dispone que "{quote}".')
     assert elsewhere.quotes[0].status is QuoteStatus.misattributed  # an indexed law: checked, and not there
+
+
+# -- issue 25 (2): the relevance flag judges whether the cited provisions answer the question ---------------------
+def test_an_answer_from_another_article_than_the_one_named_is_not_relevant(index, settings):
+    # article 150 of the Ley de Amparo lies beyond the pages indexed: whatever is cited, it is not article 150
+    answer = ask(index, "¿Qué dispone el artículo 150 de la Ley de Amparo sobre la suspensión?", k=6,
+                 settings=settings)
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert cited and all(c.article != "150" for c in cited)
+    assert answer.coverage.relevant is False and "not_relevant" in answer.coverage.flag_reasons
+    assert any(r.startswith("the question names art. 150 of Ley de Amparo") for r in answer.coverage.relevance_reasons)
+
+
+def test_an_answer_from_the_named_article_keeps_its_relevance(index, settings):
+    answer = ask(index, "Según el artículo 17 de la Ley de Amparo, ¿cuál es el plazo para presentar la demanda?", k=6,
+                 settings=settings)
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert cited and cited[0].article == "17"
+    assert answer.coverage.relevance_reasons == [] and answer.coverage.relevant is True
+
+
+def test_a_question_asking_for_a_duration_is_not_answered_by_text_that_states_none(index, settings):
+    from retrieval.answers.coverage import answers_the_question
+
+    answer = ask(index, "¿Qué derechos humanos reconoce la Constitución?", k=6, settings=settings)
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert cited and not any("plazo" in c.cited_text or "días" in c.cited_text for c in cited)
+    # the same citations, asked for a time limit: they state no duration, so they cannot be its answer
+    assert answers_the_question("¿Cuál es el plazo para presentar la demanda?", cited) == [
+        "the question asks for a duration; the cited text states none"]
+    assert answers_the_question("¿Qué derechos humanos reconoce la Constitución?", cited) == []
