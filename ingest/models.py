@@ -256,6 +256,7 @@ class ParagraphMark(BaseModel):
     inciso: str | None = None
     apartado: str | None = None  # the article's apartado holding it: "A" (CPEUM art. 123 "A."), "2" (BOE / EU "2.")
     apartado_in_fraccion: bool = False  # the apartado sits inside fracción `fraccion` (CPEUM art. 41, fr. III, Apartado A)
+    recital: int | None = None  # the numbered recital it belongs to: "(59) Modalities should be provided…" (EU acts)
 
 
 class Chunk(BaseModel):

@@ -38,6 +38,7 @@ Read once per document (`Provisions(doc)`), asked per chunk by the chunker:
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -63,6 +64,7 @@ NUMERAL = re.compile(r"^\d{1,2}\s*(?:\.-|\.|\))(?=\s)")
 # 41, 123) or numbered ("1. El capital…": BOE and EU articles). They run in sequence (A, B, C…; 1, 2, 3…).
 APARTADO_LETTER = re.compile(r"^(?:Apartado\s+)?([A-Z])\s*(?:\.-|\.)(?=\s|$)")
 APARTADO_NUMBER = re.compile(r"^(\d{1,3})\s*\.(?=\s)")
+RECITAL = re.compile(r"^\((\d{1,3})\)(?=\s|$)")  # an EU act's recitals, numbered (1), (2), … through its preamble
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +75,7 @@ class _Event:
     inciso: str | None = None
     apartado: str | None = None
     apartado_in_fraccion: bool = False
+    recital: int | None = None
 
 
 @dataclass(slots=True)
@@ -115,7 +118,7 @@ class _Count:
         for k in after:
             e = events[k]
             events[k] = _Event(e.offset, head.paragraph, head.fraccion, e.inciso if which == "fraccion" else head.inciso,
-                               e.apartado, e.apartado_in_fraccion)
+                               e.apartado, e.apartado_in_fraccion, e.recital)
         after.clear()
         self.paragraph, self.label = head.paragraph, head.fraccion
 
@@ -196,12 +199,15 @@ class Provisions:
         table_starts = [t[0] for t in tables]
         events: list[_Event] = []
         count = _Count()
+        recitals = recital = 0  # the last recital number seen; the recital open (0: none) until the next heading
         for m in _BLOCK.finditer(md):
             start = m.start() + len(m.group()) - len(m.group().lstrip())
             if start in heading_starts:
-                count = _Count()
+                count, recital = _Count(), 0
                 events.append(_Event(start, 0))
                 continue
+            if (r := RECITAL.match(md[start : start + 8])) and int(r.group(1)) == recitals + 1:
+                recitals = recital = int(r.group(1))
             note = notes.get(start)
             if note is not None:
                 if note.target == "fracción" and count.fraccion is not None:
@@ -255,6 +261,8 @@ class Provisions:
                 count.after_fraccion.append(len(events))
                 count.after_inciso.append(len(events))
                 events.append(_Event(start, count.paragraph, count.label, None, count.apartado, count.nested))
+            if recital and events[-1].offset == start:
+                events[-1] = dataclasses.replace(events[-1], recital=recital)
         return events
 
     def paragraphs(self, start: int, end: int) -> list[ParagraphMark]:
@@ -268,7 +276,8 @@ class Provisions:
                 continue
             offset = start if not marks or e.offset < start else e.offset
             marks.append(ParagraphMark(offset=offset, paragraph=e.paragraph, fraccion=e.fraccion, inciso=e.inciso,
-                                       apartado=e.apartado, apartado_in_fraccion=e.apartado_in_fraccion))
+                                       apartado=e.apartado, apartado_in_fraccion=e.apartado_in_fraccion,
+                                       recital=e.recital))
         return marks
 
     def notes_in(self, start: int, end: int) -> list[AmendmentNote]:

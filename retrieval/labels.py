@@ -7,7 +7,7 @@ inciso, the printed page); nothing is re-parsed from text.
 | Mexican law                   | "Constitución Política de los Estados Unidos Mexicanos, art. 123, apartado A, fr. I, p. 142"; "…, art. 27, párr. 1, p. 33"; a quote of two fracciones "fr. I–II" |
 | DOF edition                   | "DOF 15-12-2024 (Matutina), SECRETARÍA DE MARINA, ACUERDO …, p. 4"       |
 | BOE law / act                 | "Ley de Sociedades de Capital, art. 4, apdo. 2, p. 13"; "BOE núm. 91, Real Decreto 353/2024, art. 3, …" |
-| EU act (Spanish / English)    | "Reglamento (UE) 2016/679, art. 17, apdo. 1, p. …"; "Regulation (EU) 2016/679, Art. 17(1)(a), p. …" |
+| EU act (Spanish / English)    | "Reglamento (UE) 2016/679, art. 17, apdo. 1, p. …"; "Regulation (EU) 2016/679, Art. 17(1)(a), p. …"; a recital "recital 59" / "considerando 59" |
 | Federal Register              | "85 FR 47698" (volume, series, first page), "85 FR 47698, 47701" (pin page) |
 | court decision                | "Corte Suprema (Chile), Rol 161.630-2023, p. 12"; "United States Court of Appeals for the First Circuit, No. 20-1507, p. 7" |
 """
@@ -158,6 +158,12 @@ def label(doc: DocumentInfo, chunk: Chunk, offset: int | None = None, end: int |
             parts.append(shorten(decree, MAX_NAME))
     if chunk.article:
         parts.extend(_provision(chunk, _marks(chunk, offset, end)))
+    elif chunk.role is ProvisionRole.preamble and (recital := _span([str(m.recital) if m.recital else None
+                                                                     for m in _marks(chunk, offset, end)])):
+        english = any(fold(text).startswith("whereas") for text in chunk.heading_path)  # an EU act's "Whereas:"
+        word = ("recitals" if DASH in recital else "recital") if english else \
+            ("considerandos" if DASH in recital else "considerando")
+        parts.append(f"{word} {recital}")
     if not gazette:
         parts.append(f"p. {printed or page}")
     return ", ".join(parts)

@@ -54,6 +54,9 @@ CASES = [
      "the erasure", None, 0, f"{GDPR_NAME}, Art. 17(1), p. 140"),
     ("eu_gdpr_council_position_5419-16.pdf", "(b) for compliance with a legal obligation which requires processing by",
      None, 0, f"{GDPR_NAME}, Art. 17(3)(b), p. 141"),
+    # a recital of its preamble ("Whereas: … (59)"), printed on p. 36
+    ("eu_gdpr_council_position_5419-16.pdf", "(59) Modalities should be provided for facilitating", None, 0,
+     f"{GDPR_NAME}, recital 59, p. 36"),
     # Chilean Supreme Court: the court (not its chamber), the country, the rol as printed; PDF page 12 (no printed number)
     ("cl_corte_suprema_sentencia_2024_imprevision.pdf", "previeron al momento de su celebración", None, 0,
      "Corte Suprema (Chile), Rol 161.630-2023, p. 12"),
