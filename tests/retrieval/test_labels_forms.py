@@ -117,3 +117,27 @@ def test_a_list_announced_by_its_paragraph_is_no_apartado() -> None:
     assert chunk.article == "1"
     got = label(doc.info(), chunk, start)
     assert "apdo." not in got and ", art. 1, párr. " in got
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    # masthead "Federal Register / Vol. 85, No. 152 / Thursday, August 6, 2020 / Proposed Rules"
+    ("us_federal_register_2020-17221.pdf", {"series": "FR", "volume": "85"}),
+    # last page: "Rol N° 161.630-2023", "Pronunciado por la Primera Sala de la Corte Suprema", "…Chile Continental."
+    ("cl_corte_suprema_sentencia_2024_imprevision.pdf",
+     {"court": "Corte Suprema", "jurisdiction": "Chile", "case_label": "Rol", "case_number": "161.630-2023"}),
+    # cover: "United States Court of Appeals / For the First Circuit / No. 20-1507"
+    ("us_ca1_court_of_appeals_opinion.pdf", {"court": "United States Court of Appeals for the First Circuit",
+                                             "case_label": "No.", "case_number": "20-1507"}),
+])
+def test_the_record_carries_the_parts_of_its_citation(name, expected) -> None:
+    doc, _ = law(name)
+    assert doc.citation_form is not None
+    assert doc.citation_form.model_dump(exclude_none=True) == expected
+
+
+def test_laws_named_by_their_title_carry_no_citation_form() -> None:
+    for name, position in (("mx_ley_CPEUM_constitucion_politica.pdf", 0), (LSC_FILE, 1)):
+        doc, _ = law(name, position)
+        assert doc.citation_form is None
+    doc, _ = law("eu_gdpr_council_position_5419-16.pdf")
+    assert doc.short_title == GDPR_NAME and "GDPR" in doc.aliases  # "(General Data Protection Regulation)", p. 1
