@@ -141,3 +141,21 @@ def test_laws_named_by_their_title_carry_no_citation_form() -> None:
         assert doc.citation_form is None
     doc, _ = law("eu_gdpr_council_position_5419-16.pdf")
     assert doc.short_title == GDPR_NAME and "GDPR" in doc.aliases  # "(General Data Protection Regulation)", p. 1
+
+
+def test_a_verified_quote_of_two_fracciones_is_labelled_fr_i_ii() -> None:
+    from retrieval.answers.base import claim
+    from retrieval.answers.verify import Verifier
+    from retrieval.models import SearchHit
+
+    doc, chunks = law("mx_ley_CPEUM_constitucion_politica.pdf")
+    start = doc.markdown.index("I. La duración de la jornada máxima será de ocho horas.")
+    chunk = next(c for c in chunks if c.start <= start < c.end)
+    hit = SearchHit(chunk=chunk, document=doc.info(), score=1.0, rank=1)
+    quote = ("I. La duración de la jornada máxima será de ocho horas. II. La jornada máxima de trabajo nocturno "
+             "será de 7 horas.")
+    cited = Verifier([hit]).verify(claim(hit, quote))
+    assert cited.verified
+    assert cited.label == f"{CPEUM_NAME}, art. 123, apartado A, fr. I–II, p. 143"
+    one = Verifier([hit]).verify(claim(hit, "I. La duración de la jornada máxima será de ocho horas."))
+    assert one.label == f"{CPEUM_NAME}, art. 123, apartado A, fr. I, p. 143"
