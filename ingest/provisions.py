@@ -33,6 +33,9 @@ Read once per document (`Provisions(doc)`), asked per chunk by the chunker:
   consolidated text says so — a "Fracción reformada DOF …" note after unnumbered paragraphs closes a fracción that
   began before them — those paragraphs are the fracción's (its paragraph number and `fraccion`), and counting
   resumes from the fracción's paragraph; likewise for incisos. Without such a note they count as the next paragraphs.
+  Apartados are marked, not counted: a lettered run "A." / "Apartado B." (CPEUM art. 123 holds fracciones; art. 41's
+  sit inside fracción III: `apartado_in_fraccion`) or a numbered run "1.", "2." that opens the article (BOE, EU); a
+  "1." after a paragraph that announces a list stays a list item. An EU act's recitals "(1)", "(2)", … carry `recital`.
 """
 
 from __future__ import annotations
