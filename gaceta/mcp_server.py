@@ -59,6 +59,10 @@ class GacetaToolError(Exception):
     """An expected failure of a tool call, said in one line (becomes the SDK's `ToolError`)."""
 
 
+class _OwnerAppeared(Exception):
+    """While a call waited for the embedded index, the process holding it turned out to serve it."""
+
+
 # --- result models (the API's, plus what an agent needs to open a page) -------------------------------------------
 class SearchHit(BaseModel):
     """A passage as an agent needs it: the citable text, where it is, how to cite and show it. (The API's hit also
@@ -178,11 +182,12 @@ class Backend:
             return None  # this process holds the embedded index: no other process can serve it
         from gaceta.client import OwnerClient, find_owner
 
-        if self._client is None:
-            owner = find_owner(self.settings)
-            if owner is not None:
-                self._client = OwnerClient(owner, self.settings.api_key)
-        return self._client
+        with self._lock:
+            if self._client is None:
+                owner = find_owner(self.settings)
+                if owner is not None:
+                    self._client = OwnerClient(owner, self.settings.api_key)
+            return self._client
 
     def _local(self):
         with self._lock:
@@ -193,16 +198,23 @@ class Backend:
     def _run(self, remote: Callable[[Any], T], local: Callable[[Any], T]) -> T:
         from gaceta.client import OwnerError, OwnerUnreachable
 
-        client = self._owner()
-        if client is not None:
+        for _ in range(3):  # an owner gone since the last call: the one now serving, if any (a restart moves it)
+            client = self._owner()
+            if client is None:
+                try:
+                    return local(self._local())
+                except _OwnerAppeared:  # a `gaceta serve` took the index while this call waited for it
+                    continue
             try:
                 return remote(client)
             except OwnerUnreachable:
-                self._client = None
+                with self._lock:
+                    if self._client is client:
+                        self._client = None
                 client.close()
             except OwnerError as exc:
                 raise GacetaToolError(str(exc)) from None
-        return local(self._local())
+        raise GacetaToolError("the index's owner keeps changing (is `gaceta serve` restarting?): try again")
 
     @property
     def base_url(self) -> str:
@@ -211,10 +223,12 @@ class Backend:
         return client.owner.url.rstrip("/") if client is not None else ""
 
     def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-        if self._index is not None:
-            self._index.close()
+        client, index = self._client, self._index
+        self._client = self._index = None
+        if client is not None:
+            client.close()
+        if index is not None:
+            index.close()
 
     # the calls
     def search(self, request: SearchRequest) -> SearchResponse:
@@ -339,7 +353,11 @@ def open_index(settings: Settings):
             if left <= 0:
                 raise GacetaToolError(f"{exc} (waited {INDEX_WAIT_S:.0f} s; `gaceta serve` lets commands and agents "
                                       "share the index)") from None
-            IndexLock(settings.index_dir).wait_until_free(left)
+            from gaceta.client import find_owner
+
+            if find_owner(settings) is not None:  # the holder is a server starting: go through it
+                raise _OwnerAppeared
+            IndexLock(settings.index_dir).wait_until_free(min(left, 1.0))
         except (StoreError, EmbedderError) as exc:
             raise GacetaToolError(str(exc)) from None
     if settings.rerank_model:

@@ -1,5 +1,5 @@
 """An MCP session with `gaceta mcp` over stdio (the SDK's own client), on a real index of the CPEUM and the Ley de
-Amparo built once per module; calls made from plain (sync) tests through an anyio portal."""
+Amparo built once for these tests; calls made from plain (sync) tests through an anyio portal."""
 
 from __future__ import annotations
 
@@ -22,8 +22,9 @@ def server_env(home: Path, **extra: str) -> dict[str, str]:
     return {**env, "GACETA_HOME": str(home), **extra}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def laws_home(tmp_path_factory) -> Path:
+    """Built once for the MCP tests (each module's server is gone before the next module opens it)."""
     home = tmp_path_factory.mktemp("mcp-laws") / "home"
     build_index(home, LAWS).close()
     return home
