@@ -35,7 +35,8 @@ Read once per document (`Provisions(doc)`), asked per chunk by the chunker:
   resumes from the fracción's paragraph; likewise for incisos. Without such a note they count as the next paragraphs.
   Apartados are marked, not counted: a lettered run "A." / "Apartado B." (CPEUM art. 123 holds fracciones; art. 41's
   sit inside fracción III: `apartado_in_fraccion`) or a numbered run "1.", "2." that opens the article (BOE, EU); a
-  "1." after a paragraph that announces a list stays a list item. An EU act's recitals "(1)", "(2)", … carry `recital`.
+  "1." after a paragraph that announces a list stays a list item. A numbered apartado is the paragraph it numbers
+  ("Article 17(2)": paragraph 2), the blocks under it included. An EU act's recitals "(1)", "(2)", … carry `recital`.
 """
 
 from __future__ import annotations
@@ -223,8 +224,8 @@ class Provisions:
                 continue
             text = md[start : m.end()]
             if (apartado := count.next_apartado(text)) is not None:  # counted as before; opens the apartado
-                if apartado.isdigit():
-                    count.paragraph = max(count.paragraph, 1)
+                if apartado.isdigit():  # the numbered paragraph a lawyer cites: "Article 17(2)", "art. 4.2"
+                    count.paragraph = int(apartado)
                     count.inciso = None
                 else:
                     if apartado == "A":
@@ -260,7 +261,9 @@ class Provisions:
                 count.after_inciso.append(len(events))
                 events.append(_Event(start, count.paragraph, count.label, None, count.apartado, count.nested))
             else:
-                count.paragraph, count.label = count.paragraph + 1, count.apartado_in if count.apartado else None
+                numbered = count.apartado is not None and count.apartado.isdigit()  # its apartado's paragraph
+                count.paragraph = count.paragraph if numbered else count.paragraph + 1
+                count.label = count.apartado_in if count.apartado else None
                 count.after_fraccion.append(len(events))
                 count.after_inciso.append(len(events))
                 events.append(_Event(start, count.paragraph, count.label, None, count.apartado, count.nested))

@@ -159,3 +159,21 @@ def test_a_verified_quote_of_two_fracciones_is_labelled_fr_i_ii() -> None:
     assert cited.label == f"{CPEUM_NAME}, art. 123, apartado A, fr. I–II, p. 143"
     one = Verifier([hit]).verify(claim(hit, "I. La duración de la jornada máxima será de ocho horas."))
     assert one.label == f"{CPEUM_NAME}, art. 123, apartado A, fr. I, p. 143"
+
+
+def test_a_numbered_paragraph_is_the_paragraph_a_lawyer_cites() -> None:
+    # GDPR Art. 17: "1. …" with points (a)–(f), "2. Where the controller has made…", "3. Paragraphs 1 and 2 shall not
+    # apply…": "Article 17(2)" is paragraph 2 (points are no paragraphs); LSC art. 4: the blocks under "1." are its own
+    for name, position, starts, paragraph, apartado in (
+            ("eu_gdpr_council_position_5419-16.pdf", 0, "(f) the personal data have been collected in relation to "
+             "the offer of information society services", 1, "1"),
+            ("eu_gdpr_council_position_5419-16.pdf", 0, "2. Where the controller has made the personal data public",
+             2, "2"),
+            ("eu_gdpr_council_position_5419-16.pdf", 0, "3. Paragraphs 1 and 2 shall not apply", 3, "3"),
+            (LSC_FILE, 1, "En caso de liquidación, voluntaria o forzosa, si el patrimonio", 1, "1"),
+            (LSC_FILE, 1, "2. El capital social de la sociedad anónima no podrá ser inferior", 2, "2")):
+        doc, chunks = law(name, position)
+        start = doc.markdown.index(starts)
+        chunk = next(c for c in chunks if c.start <= start < c.end)
+        mark = [m for m in chunk.paragraphs if m.offset <= start][-1]
+        assert (mark.paragraph, mark.apartado) == (paragraph, apartado), starts
