@@ -174,11 +174,12 @@ class PageSpan(BaseModel):
 
 class CitationForm(BaseModel):
     """The parts a reader's citation of the document is made of, as the document prints them (read once at ingest by
-    `ingest.citation_forms`; `retrieval.labels` formats them): "85 FR 47698", "Corte Suprema (Chile), Rol 161.630-2023"."""
+    `ingest.citation_forms`; `retrieval.labels` formats them): "85 FR 47698", "Corte Suprema (Chile), Rol 161.630-2023".
+    """
 
     series: str | None = None  # the gazette's citation abbreviation: "FR" (Federal Register)
     volume: str | None = None  # "85" (Vol. 85); the document's first printed page is `printed_pages[0]`
-    court: str | None = None  # the court as cited: "Corte Suprema", "United States Court of Appeals for the First Circuit"
+    court: str | None = None  # the court as cited: "Corte Suprema", "United States Court of Appeals for the First …"
     jurisdiction: str | None = None  # the country a court name needs: "Chile" (None where the name says it)
     case_label: str | None = None  # how the case number is introduced: "Rol", "No."
     case_number: str | None = None  # "161.630-2023", "20-1507"
@@ -255,7 +256,7 @@ class ParagraphMark(BaseModel):
     fraccion: str | None = None  # the block is fracción `fraccion` ("IV") of the article
     inciso: str | None = None
     apartado: str | None = None  # the article's apartado holding it: "A" (CPEUM art. 123 "A."), "2" (BOE / EU "2.")
-    apartado_in_fraccion: bool = False  # the apartado sits inside fracción `fraccion` (CPEUM art. 41, fr. III, Apartado A)
+    apartado_in_fraccion: bool = False  # the apartado sits in fracción `fraccion` (CPEUM art. 41, fr. III, Apartado A)
     recital: int | None = None  # the numbered recital it belongs to: "(59) Modalities should be provided…" (EU acts)
 
 

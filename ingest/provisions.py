@@ -121,8 +121,9 @@ class _Count:
         after = self.after_fraccion if which == "fraccion" else self.after_inciso
         for k in after:
             e = events[k]
-            events[k] = _Event(e.offset, head.paragraph, head.fraccion, e.inciso if which == "fraccion" else head.inciso,
-                               e.apartado, e.apartado_in_fraccion, e.recital)
+            inciso = e.inciso if which == "fraccion" else head.inciso
+            events[k] = _Event(e.offset, head.paragraph, head.fraccion, inciso, e.apartado, e.apartado_in_fraccion,
+                               e.recital)
         after.clear()
         self.paragraph, self.label = head.paragraph, head.fraccion
 
@@ -236,7 +237,7 @@ class Provisions:
                 count.apartado = apartado
                 count.after_fraccion.append(len(events))
                 count.after_inciso.append(len(events))
-                events.append(_Event(start, count.paragraph, count.label, None, apartado, count.apartado_in is not None))
+                events.append(_Event(start, count.paragraph, count.label, None, apartado, count.nested))
             elif f := FRACCION.match(text):
                 label = " ".join(f.group(1).split())
                 if count.fraccion is not None and label != "I":  # the list goes on: its paragraph, not the count

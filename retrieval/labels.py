@@ -2,14 +2,15 @@
 issue, date, `citation_form`) and the chunk's typed structure (article, paragraph marks with apartado / fracción /
 inciso, the printed page); nothing is re-parsed from text.
 
-| document                      | label                                                                   |
-|-------------------------------|-------------------------------------------------------------------------|
-| Mexican law                   | "Constitución Política de los Estados Unidos Mexicanos, art. 123, apartado A, fr. I, p. 142"; "…, art. 27, párr. 1, p. 33"; a quote of two fracciones "fr. I–II" |
-| DOF edition                   | "DOF 15-12-2024 (Matutina), SECRETARÍA DE MARINA, ACUERDO …, p. 4"       |
-| BOE law / act                 | "Ley de Sociedades de Capital, art. 4, apdo. 2, p. 13"; "BOE núm. 91, Real Decreto 353/2024, art. 3, …" |
-| EU act (Spanish / English)    | "Reglamento (UE) 2016/679, art. 17, apdo. 1, p. …"; "Regulation (EU) 2016/679, Art. 17(1)(a), p. …"; a recital "recital 59" / "considerando 59" |
-| Federal Register              | "85 FR 47698" (volume, series, first page), "85 FR 47698, 47701" (pin page) |
-| court decision                | "Corte Suprema (Chile), Rol 161.630-2023, p. 12"; "United States Court of Appeals for the First Circuit, No. 20-1507, p. 7" |
+- Mexican law: "Constitución Política de los Estados Unidos Mexicanos, art. 123, apartado A, fr. I, p. 143";
+  "…, art. 41, fr. III, apartado B, p. 55"; "…, art. 27, párr. 1, p. 33"; a quote of two fracciones "fr. I–II";
+- DOF edition: "DOF 15-12-2024 (Matutina), SECRETARÍA DE MARINA, ACUERDO …, p. 4";
+- BOE law / act: "Ley de Sociedades de Capital, art. 4, apdo. 2, p. 12"; "BOE núm. 91, Real Decreto 353/2024, art. 3";
+- EU act: "Reglamento (UE) 2016/679, art. 17, apdo. 1, letra a), p. …"; in English "Art. 17(1)(a)"; a recital
+  "recital 59" / "considerando 59";
+- Federal Register: "85 FR 47698" (volume, series, the document's first page), "85 FR 47698, 47699" (pin page);
+- court decision: "Corte Suprema (Chile), Rol 161.630-2023, p. 12";
+  "United States Court of Appeals for the First Circuit, No. 20-1507, p. 3".
 """
 
 from __future__ import annotations

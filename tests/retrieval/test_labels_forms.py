@@ -57,7 +57,7 @@ CASES = [
     # a recital of its preamble ("Whereas: … (59)"), printed on p. 36
     ("eu_gdpr_council_position_5419-16.pdf", "(59) Modalities should be provided for facilitating", None, 0,
      f"{GDPR_NAME}, recital 59, p. 36"),
-    # Chilean Supreme Court: the court (not its chamber), the country, the rol as printed; PDF page 12 (no printed number)
+    # Chilean Supreme Court: the court (not its chamber), the country, the rol as printed; PDF page 12 (none printed)
     ("cl_corte_suprema_sentencia_2024_imprevision.pdf", "previeron al momento de su celebración", None, 0,
      "Corte Suprema (Chile), Rol 161.630-2023, p. 12"),
     # US court of appeals: court and docket number as printed on the cover; the opinion's page "- 3 -"
@@ -73,7 +73,8 @@ CASES = [
     ("mx_ley_CPEUM_constitucion_politica.pdf", "I. La duración de la jornada máxima será de ocho horas.", None, 0,
      f"{CPEUM_NAME}, art. 123, apartado A, fr. I, p. 143"),
     ("mx_ley_CPEUM_constitucion_politica.pdf", "I. La duración de la jornada máxima será de ocho horas.",
-     "La jornada máxima de trabajo nocturno será de 7 horas.", 0, f"{CPEUM_NAME}, art. 123, apartado A, fr. I–II, p. 143"),
+     "La jornada máxima de trabajo nocturno será de 7 horas.", 0,
+     f"{CPEUM_NAME}, art. 123, apartado A, fr. I–II, p. 143"),
     ("mx_ley_CPEUM_constitucion_politica.pdf", "B. Entre los Poderes de la Unión y sus trabajadores:", None, 0,
      f"{CPEUM_NAME}, art. 123, apartado B, p. 151"),
     ("mx_ley_CPEUM_constitucion_politica.pdf", "Apartado B. Para fines electorales en las entidades federativas", None,
