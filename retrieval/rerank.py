@@ -26,8 +26,9 @@ import re
 from collections.abc import Sequence
 
 from ingest.headings import fold
-from ingest.models import LegalReference, ProvisionRole
+from ingest.models import Chunk, HeadingKind, LegalReference, ProvisionRole
 from retrieval.models import SearchHit
+from retrieval.text_analysis import content_terms
 
 ROLE_WEIGHTS: dict[ProvisionRole, float] = {
     ProvisionRole.text: 1.0,
@@ -41,6 +42,10 @@ W_FUSED = 0.5
 W_LAW = 0.3
 W_REFERENCE = 1.0
 W_CROSS = 0.5
+W_TITLE = 0.5  # as much as the first stage's top rank: an article titled with the question's words is its topic
+FORM_PREFIX = 5  # two stems that share this many letters, and FORM_SHARE of the shorter, are forms of one word
+FORM_SHARE = 0.7  # (requisit/requier, suspension/suspend: Snowball keeps a word's derived forms apart)
+FORM_WEIGHT = 0.5  # a query term met only in another form of its word counts this share of a match
 CANDIDATES = 30  # first-stage hits the reranker sees
 FUSED_K = 10
 
@@ -52,6 +57,52 @@ _ASKS_ABOUT_HISTORY = re.compile(
 
 def asks_about_history(query: str) -> bool:
     return _ASKS_ABOUT_HISTORY.search(fold(query)) is not None
+
+
+# The label an article heading starts with: "Artículo 14.", "Artículo 189 bis.", "Article 17", "ARTÍCULO 4o.-".
+_ARTICLE_LABEL = re.compile(r"^\s*(?:art[íi]culo|article|art\.)\s+[\w.-]+(?:\s+(?:bis|ter|qu[aá]ter|[a-z]+ies)\b)?"
+                            r"\s*(?:\.-|\.|-|–)?", re.I)
+
+
+def article_heading(chunk: Chunk) -> str | None:
+    """The heading of the article the chunk lies in ("Artículo 14. Periodo de prueba."), if any."""
+    return next((text for text, kind in zip(reversed(chunk.heading_path), reversed(chunk.heading_kinds))
+                 if kind is HeadingKind.articulo), None)
+
+
+def article_title(chunk: Chunk) -> str:
+    """The article's own title, its heading without the label: "Periodo de prueba." ("" when it has none: a
+    Mexican law numbers its articles without titles)."""
+    heading = article_heading(chunk)
+    return _ARTICLE_LABEL.sub("", heading, count=1).strip() if heading else ""
+
+
+def forms(a: str, b: str) -> bool:
+    """Are two Snowball stems forms of one word ("requisit"/"requier", "suspension"/"suspend")? Both words, sharing
+    a prefix of FORM_PREFIX letters and FORM_SHARE of the shorter one."""
+    shared = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        shared += 1
+    return a.isalpha() and b.isalpha() and shared >= max(FORM_PREFIX, FORM_SHARE * min(len(a), len(b)))
+
+
+def term_matches(q_terms: set[str], terms: set[str]) -> dict[str, float]:
+    """The query terms `terms` hold: 1 for the term itself, FORM_WEIGHT for another form of its word."""
+    out = {t: 1.0 for t in q_terms & terms}
+    for t in q_terms - terms:
+        if len(t) >= FORM_PREFIX and any(forms(t, u) for u in terms if u[:FORM_PREFIX] == t[:FORM_PREFIX]):
+            out[t] = FORM_WEIGHT
+    return out
+
+
+def title_share(q_terms: set[str], chunk: Chunk) -> float:
+    """Share of the query's content terms the chunk's article title holds (0 without a title)."""
+    title = article_title(chunk)
+    if not title or not q_terms:
+        return 0.0
+    return sum(term_matches(q_terms, content_terms(title)).values()) / len(q_terms)
 
 
 def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[LegalReference, Sequence[str]]],
@@ -69,6 +120,7 @@ def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[Leg
         return []
     named_docs = {d for _, docs in references for d in docs}
     flat_roles = asks_about_history(query)
+    q_terms = content_terms(query)
     scored = []
     for i, hit in enumerate(hits):
         rank = search_ranks.get(hit.chunk.chunk_id)
@@ -77,11 +129,13 @@ def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[Leg
             "law": float(hit.chunk.doc_id in named_docs),
             "reference": float(hit.via == "reference"),
             "role": 1.0 if flat_roles else ROLE_WEIGHTS.get(hit.chunk.role, 1.0),
+            "title": title_share(q_terms, hit.chunk),
         }
         if cross is not None:
             features["cross"] = float(cross[i])
         features["score"] = features["role"] * (
-            W_FUSED * features["fused"] + W_LAW * features["law"] + W_CROSS * features.get("cross", 0.0)
+            W_FUSED * features["fused"] + W_LAW * features["law"] + W_TITLE * features["title"]
+            + W_CROSS * features.get("cross", 0.0)
         ) + W_REFERENCE * features["reference"]
         scored.append((features, hit))
     scored.sort(key=lambda fh: (-fh[0]["score"], search_ranks.get(fh[1].chunk.chunk_id, 10**6), fh[1].chunk.index))

@@ -32,12 +32,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from rapidfuzz import fuzz
 
+from ingest.headings import fold
 from ingest.models import ProvisionRole, Sentence
 from ingest.references import parse_references
 from retrieval.answers.base import Draft, DraftEvent, claim, replay, sentences_of
 from retrieval.answers.models import TextSegment
 from retrieval.models import SearchHit
-from retrieval.rerank import ROLE_WEIGHTS, asks_about_history
+from retrieval.rerank import ROLE_WEIGHTS, article_title, asks_about_history, term_matches
 from retrieval.text_analysis import content_terms
 
 NOT_FOUND = "No encontré en los documentos recuperados información que responda a esta pregunta."
@@ -52,6 +53,7 @@ DUPLICATE = 90  # rapidfuzz ratio above which two sentences are the same sentenc
 RANK_DECAY = 0.03  # a sentence of the n-th source weighs 1 / (1 + RANK_DECAY·(n-1))
 MAX_SPAN_CHARS = 1500  # a sentence with the enumeration it announces, at most
 IDF_FLOOR = 0.5  # every question term counts at least this much, even one all candidates share
+TITLE_WEIGHT = 0.3  # added for an article whose title holds all the question's terms (tuned on the LSC: docs)
 
 _TOKEN = re.compile(r"\w+")
 # An enumeration item: "IV. …", "IV.- …", "a) …", "1. …", "B. …" (apartados).
@@ -129,35 +131,50 @@ class ExtractiveAnswerer:
                 kept.append(cand)
         if opening:
             return kept
-        first_rank: dict[str, int] = {}
-        for cand in sorted(kept, key=lambda c: c.rank):
-            first_rank.setdefault(cand.hit.chunk.doc_id, cand.rank)
-        return sorted(kept, key=lambda c: (first_rank[c.hit.chunk.doc_id], c.span.start))
+        # the answer opens with the provision that answers (the best pick's), each provision in reading order
+        lead: dict[tuple, int] = {}
+        for cand in sorted(kept, key=lambda c: (-c.score, c.rank)):
+            lead.setdefault(_provision(cand), len(lead))
+        return sorted(kept, key=lambda c: (lead[_provision(c)], c.span.start))
 
     def _score(self, question: str, cands: list[Candidate]) -> None:
-        q_terms = content_terms(question)
+        q_terms = content_terms(topic(question)) or content_terms(question)
         cand_terms = [content_terms(c.text) for c in cands]
         df = {t: sum(t in terms for terms in cand_terms) for t in q_terms}
         weight = {t: IDF_FLOOR + math.log(1 + len(cands) / (1 + df[t])) for t in q_terms}
         total = sum(weight.values())
-        terms_of = {id(c): terms for c, terms in zip(cands, cand_terms)}
+        matched = {id(c): term_matches(q_terms, terms) for c, terms in zip(cands, cand_terms)}
+        titles: dict[str, dict[str, float]] = {}
         following = {id(c.previous): c for c in cands if c.previous is not None}
+
+        def value(m: dict[str, float]) -> float:
+            return sum(weight[t] * credit for t, credit in m.items())
+
         lexical: list[float] = []
-        for cand, terms in zip(cands, cand_terms):
-            own = q_terms & terms
-            held = sum(weight[t] for t in own)
+        title_share: list[float] = []
+        for cand in cands:
+            own = matched[id(cand)]
+            held = value(own)
+            # read with its neighbours, and with its article's title ("Artículo 14. Periodo de prueba.")
+            chunk_id = cand.hit.chunk.chunk_id
+            if chunk_id not in titles:
+                titles[chunk_id] = term_matches(q_terms, _title_terms(cand.hit))
             for neighbour in (cand.previous, following.get(id(cand))):
-                if neighbour is not None:
-                    pair = own | (q_terms & terms_of[id(neighbour)])
-                    held = max(held, CONTEXT_WEIGHT * sum(weight[t] for t in pair))
+                if neighbour is not None and matched[id(neighbour)]:
+                    held = max(held, CONTEXT_WEIGHT * value(_union(own, matched[id(neighbour)])))
+            if titles[chunk_id]:  # the title is the article's own words: read whole with each of its sentences
+                held = max(held, value(_union(own, titles[chunk_id])))
             lexical.append(held / total if total else 0.0)
-        # a sentence sharing no term with the question scores 0 whatever its embedding: only the others are embedded
+            title_share.append(value(titles[chunk_id]) / total if total else 0.0)
+        # a sentence sharing no term with the question (nor its article's title) scores 0 whatever its embedding:
+        # only the others are embedded
         matching = [c for c, lex in zip(cands, lexical) if lex]
         dense = dict(zip(map(id, matching), self._similarities(question, [c.text for c in matching]))) \
             if matching else {}
         flat_roles = asks_about_history(question)
-        for cand, lex in zip(cands, lexical):
+        for cand, lex, title in zip(cands, lexical, title_share):
             score = (DENSE_WEIGHT * max(float(dense[id(cand)]), 0.0) + (1 - DENSE_WEIGHT) * lex) if lex else 0.0
+            score += TITLE_WEIGHT * title  # the provision whose title names the question's topic answers it
             role = 1.0 if flat_roles else ROLE_WEIGHTS.get(cand.hit.chunk.role, 1.0)
             cand.score = score * role / (1 + RANK_DECAY * cand.rank)
 
@@ -192,6 +209,53 @@ class ExtractiveAnswerer:
         q = np.asarray(self.embedder.embed_query(question), dtype=np.float32)
         q = q / (np.linalg.norm(q) or 1.0)
         return np.stack([self._cache[t] for t in texts]) @ q
+
+
+# A law named in general ("¿Qué dispone la ley sobre …?", "esta Ley"): it says where to look, not what about.
+_GENERIC_LAW = re.compile(r"\b(?:[Ll]a|[Ee]sta|[Dd]icha|[Ll]a presente|[Tt]he|[Tt]his)\s+(?:[Ll]ey|[Ll]aw)\b"
+                          r"(?!\s+(?:de\b|del\b|of\b|[A-ZÁÉÍÓÚ\d]))")
+
+
+def topic(question: str) -> str:
+    """The question without the references it makes (the law and article it names: "la Ley de Sociedades de
+    Capital", "artículo 82", "la ley"): those say where the answer lies, the rest what it is about."""
+    spans = [(r.start, r.end) for r in parse_references(question)]
+    spans += [m.span() for m in _GENERIC_LAW.finditer(question)]
+    out, at = [], 0
+    for start, end in sorted(spans):
+        if start >= at:
+            out.append(question[at:start])
+            at = end
+    out.append(question[at:])
+    return " ".join(out)
+
+
+def _provision(cand: Candidate) -> tuple:
+    """The provision a candidate lies in: its document's article, or the document where it has none."""
+    return cand.hit.chunk.doc_id, cand.hit.chunk.article
+
+
+def _title_terms(hit: SearchHit) -> set[str]:
+    title = article_title(hit.chunk)
+    return content_terms(title) if title else set()
+
+
+def _union(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
+    return {t: max(a.get(t, 0.0), b.get(t, 0.0)) for t in a.keys() | b.keys()}
+
+
+_LEADERS = re.compile(r"(?:\.\s?){4,}|…{2,}|_{4,}")  # a table of contents' dot leaders ("De la acumulación . . . . 70")
+
+
+def _is_title_line(hit: SearchHit, text: str) -> bool:
+    """Is the sentence a heading's words (the article's title, a heading of its path) or a table-of-contents entry
+    rather than text?"""
+    words = fold(text).strip(" .:;-–")
+    if not words or _LEADERS.search(text):
+        return True
+    title = article_title(hit.chunk)
+    headings = [title] + list(hit.chunk.heading_path) if title else list(hit.chunk.heading_path)
+    return any(words == fold(h).strip(" .:;-–") for h in headings if h)
 
 
 def _same_provision(a: Candidate, b: Candidate) -> bool:
@@ -260,13 +324,17 @@ def _owner(span: Sentence, hits: list[SearchHit]) -> str | None:
 
 
 def _candidates(hit: SearchHit, rank: int, min_words: int = MIN_WORDS) -> list[Candidate]:
-    """The chunk's sentences long enough to state something (headings name a topic, they do not answer; amendment
-    notes record history, they do not answer)."""
+    """The chunk's sentences long enough to state something. Headings and titles name a topic, they do not answer
+    (a heading line, an article's title left as a sentence, any line of a table of contents); amendment notes record
+    history, they do not answer."""
     chunk = hit.chunk
     out: list[Candidate] = []
+    if chunk.role is ProvisionRole.index:
+        return out
     for position, span in enumerate(sentences_of(chunk)):
         text = chunk.sentence_text(span)
-        if not text.startswith("#") and len(_TOKEN.findall(text)) >= min_words and not _is_note(hit, span):
+        if (not text.startswith("#") and len(_TOKEN.findall(text)) >= min_words and not _is_note(hit, span)
+                and not _is_title_line(hit, text)):
             out.append(Candidate(hit=hit, rank=rank, span=span, text=text, position=position,
                                  previous=out[-1] if out else None))
     return out
