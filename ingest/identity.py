@@ -130,6 +130,9 @@ class Identity:
     edition: str | None = None
     section: str | None = None
     amends: list[LegalReference] = field(default_factory=list)
+    jurisdiction: str | None = None  # "mx", "es", "co", … : whose law it is, part of its `law_id`
+    law_id: str | None = None  # the law, whatever version or file: "mx/ley-de-amparo" (`_law`)
+    version_date: dt.date | None = None  # which text of it: its last reform as printed, else its publication
     citation_form: CitationForm | None = None  # volume, court, case number (ingest.citation_forms)
 
 
@@ -247,7 +250,8 @@ def _consolidated(ev: Evidence) -> Identity | None:
     if not name:
         return None
     name = name.rstrip(".")
-    ident = Identity(title=legal_case(name), doc_type=type_of_title(name) or DocType.ley, gazette=None)
+    ident = Identity(title=legal_case(name), doc_type=type_of_title(name) or DocType.ley, gazette=None,
+                     jurisdiction="mx")  # a consolidated text of the Chamber of Deputies
     body_text = _text(ev.lines, 60)
     if m := _LAST_REFORM.search(" ".join(ev.headers + ev.top) + " " + body_text):
         ident.last_reform_date = _date_of(m.group(1))
@@ -561,7 +565,28 @@ def identify(ev: Evidence) -> Identity:
     ident.short_title = bound(ident.short_title)
     ident.issuing_body = bound(ident.issuing_body)
     ident.aliases = [a for a in (bound(alias) for alias in ident.aliases) if a]
+    _law(ident)
     return ident
+
+
+# Whose law a gazette publishes.
+_GAZETTE_JURISDICTION = {"DOF": "mx", "BOE": "es", "Diario Oficial": "co", "Federal Register": "us"}
+# Types of text that are a law with versions (a consolidated text, a code, a constitution), not an act of a day.
+_LAW_TYPES = {DocType.ley, DocType.codigo, DocType.constitucion, DocType.reglamento, DocType.estatuto,
+              DocType.tratado}
+
+
+def _law(ident: Identity) -> None:
+    """Which law a document is and which version of it: `law_id` from the law's name and jurisdiction — never from
+    the file — so two consolidated texts of one law, whatever their layout, are two versions of one law;
+    `version_date` its last reform as printed, else its publication."""
+    ident.jurisdiction = ident.jurisdiction or _GAZETTE_JURISDICTION.get(ident.gazette or "")
+    ident.version_date = ident.last_reform_date or ident.publication_date
+    name = ident.short_title or ident.title
+    if ident.doc_type not in _LAW_TYPES or not name or name == UNTITLED:
+        return
+    slug = re.sub(r"[^a-z0-9ñ]+", "-", fold(name)).strip("-")
+    ident.law_id = f"{ident.jurisdiction or 'xx'}/{slug}"
 
 
 # The law a decree enacts, as the decree's title names it: "…por el que se aprueba el texto refundido de la Ley de
@@ -587,7 +612,7 @@ def _annexed_law(ev: Evidence, decree: Identity) -> Identity:
     ident = Identity(title=title, doc_type=type_of_title(name) or DocType.ley, issuing_body=decree.issuing_body,
                      short_title=name, gazette=decree.gazette, issue=decree.issue,
                      publication_date=decree.publication_date, last_reform_date=decree.last_reform_date,
-                     edition=decree.edition, section=decree.section)
+                     edition=decree.edition, section=decree.section, jurisdiction=decree.jurisdiction)
     acronym = "".join(w[0] for w in re.findall(r"\b[A-ZÁÉÍÓÚ]\w+", name))
     if len(acronym) >= 3:
         ident.aliases.append(acronym.upper())
@@ -606,7 +631,7 @@ def _boe_consolidated(ev: Evidence, ident: Identity) -> None:
     lines = [ln.text.strip() for ln in ev.lines[:12]]
     for i, text in enumerate(lines):
         if (m := _BOE_CONSOLIDATED.search(text)) and any(t.startswith("Referencia: BOE-") for t in lines[i:i + 3]):
-            ident.gazette = "BOE"
+            ident.gazette, ident.jurisdiction = "BOE", "es"
             ident.publication_date = _date_of(m.group(2)) or ident.publication_date
             if i > 0 and ident.issuing_body is None and not lines[i - 1].endswith("."):  # the title ends with "."
                 ident.issuing_body = lines[i - 1]

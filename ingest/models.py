@@ -208,6 +208,8 @@ class DocumentInfo(BaseModel):
     pdf_pages: tuple[int, int]  # first and last PDF page (1-based, inclusive)
     printed_pages: tuple[str | None, str | None] = (None, None)
     label: str  # short name used in chunk headers, e.g. "DOF 2024-12-15 MAT"
+    law_id: str | None = None  # the law it is a version of, from its name and jurisdiction: "mx/ley-de-amparo"
+    version_date: dt.date | None = None  # that version: its last reform as printed, else its publication date
     citation_form: CitationForm | None = None  # the parts of its citation beyond its name (volume, court, case number)
     ingest_version: str = ""  # `ingest.INGEST_VERSION` of the code that made it: another version re-indexes the file
 

@@ -286,6 +286,7 @@ def _parse(opened: OpenedPdf, ocr_workers: int | None = None) -> ParseResult:
             section=ident.section, citation_form=ident.citation_form, source_path=src.path, source_sha256=src.sha256,
             position=position, pdf_pages=(min(span_pages), max(span_pages)),
             printed_pages=(headers.printed.get(min(span_pages)), headers.printed.get(max(span_pages))), label=label,
+            law_id=ident.law_id, version_date=ident.version_date,
             ingest_version=INGEST_VERSION,
             markdown=built.markdown, headings=built.headings, page_spans=built.page_spans, tables=built.tables,
             amendments=built.amendments,

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import time
 from collections.abc import Iterator, Sequence
@@ -30,6 +31,7 @@ from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode
 from retrieval.settings import Settings
 from retrieval.store import PointData, Store, VectorQuery, open_store
 from retrieval.store.base import point_id
+from retrieval.versions import InForce, in_force
 
 # Candidates each side (dense, BM25) hands to fusion; the retrieval evaluation tunes it.
 DEFAULT_PREFETCH = 50
@@ -106,7 +108,7 @@ class Index:
         self._batcher: Batcher[Search, list[SearchHit]] | None = None
         # Parsed hits are only reused where nothing but this process can change the stored chunks.
         self._chunks = ChunkCache(settings.chunk_cache) if store.exclusive and settings.chunk_cache else None
-        self._catalog: tuple[int, LawCatalog] | None = None
+        self._catalog: tuple[int, LawCatalog, list[DocumentInfo]] | None = None
 
     @classmethod
     def open(
@@ -323,6 +325,7 @@ class Index:
                 filters=s.filters,
                 fusion=s.fusion,
                 prefetch=s.prefetch,
+                superseded=self._superseded(s.filters),
             )
             for s in searches
         ]
@@ -352,18 +355,33 @@ class Index:
 
     def catalog(self) -> LawCatalog:
         """The index's documents by the names a lawyer calls them (rebuilt after any write)."""
+        return self._records()[1]
+
+    def _records(self) -> tuple[int, LawCatalog, list[DocumentInfo]]:
         # A store only this process writes changes with its revision; another's (a Qdrant server) is re-read
         # every CATALOG_TTL seconds.
         key = self.store.revision if self.store.exclusive else int(time.monotonic() // CATALOG_TTL)
         if self._catalog is None or self._catalog[0] != key:
             documents = [DocumentInfo.model_validate(p) for p in self.store.document_payloads()]
-            self._catalog = (key, LawCatalog(documents))
-        return self._catalog[1]
+            self._catalog = (key, LawCatalog(documents), documents)
+        return self._catalog
+
+    def document_infos(self) -> list[DocumentInfo]:
+        """Every complete document's record (without its text), as the catalogue holds them."""
+        return list(self._records()[2])
+
+    def in_force(self, on: dt.date | None = None) -> InForce:
+        """Which version of each law held here is in force on `on` (default today): `retrieval.versions`."""
+        return in_force(self._records()[2], on)
+
+    def _superseded(self, filters: SearchFilters | None) -> tuple[str, ...]:
+        return self.in_force(filters.as_of if filters is not None else None).superseded
 
     def provisions(self, doc_ids: Sequence[str], articles: Sequence[str],
                    filters: SearchFilters | None = None) -> list[tuple[Chunk, DocumentInfo]]:
         """The chunks of the named articles of these documents, in document order (a direct lookup, no vectors)."""
-        found = [_parse(p) for p in self.store.provision_payloads(doc_ids, articles, filters)]
+        found = [_parse(p) for p in self.store.provision_payloads(doc_ids, articles, filters,
+                                                                 self._superseded(filters))]
         order = {d: i for i, d in enumerate(doc_ids)}
         return sorted(found, key=lambda cd: (order.get(cd[0].doc_id, len(order)), cd[0].index))
 

@@ -28,6 +28,7 @@ class SearchFilters(BaseModel):
     issuing_body: list[str] | None = None
     doc_type: list[str] | None = None
     doc_ids: list[str] | None = None
+    as_of: dt.date | None = None  # each law in the version in force on this day (default: today)
 
     @field_validator("doc_type", mode="before")
     @classmethod

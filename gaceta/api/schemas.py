@@ -137,6 +137,8 @@ class FiltersIn(SearchFilters):
                                       "`date_to` (422).")
     date_to: IsoDate | None = Field(None, description="Published on or before this day (YYYY-MM-DD); not before "
                                     "`date_from` (422).")
+    as_of: IsoDate | None = Field(None, description="Each law in the version in force on this day (YYYY-MM-DD); "
+                                  "unset: today.")
 
     @field_validator("doc_type", mode="before")
     @classmethod
@@ -155,10 +157,15 @@ class _Filtered(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     filters: FiltersIn | None = None
+    as_of: IsoDate | None = Field(None, description="Each law in the version in force on this day (YYYY-MM-DD); "
+                                  "unset: today. Same as `filters.as_of`.")
 
     def search_filters(self) -> SearchFilters | None:
-        """The filters as retrieval's contract model (the API's limits already checked)."""
-        return SearchFilters.model_validate(self.filters.model_dump()) if self.filters else None
+        """The filters as retrieval's contract model (the API's limits already checked), `as_of` among them."""
+        filters = SearchFilters.model_validate(self.filters.model_dump()) if self.filters else None
+        if self.as_of is not None:
+            filters = (filters or SearchFilters()).model_copy(update={"as_of": self.as_of})
+        return filters
 
 
 class SearchRequest(_Filtered):
@@ -198,6 +205,8 @@ class HitDocument(BaseModel):
     issue: str | None = None
     publication_date: dt.date | None = None
     last_reform_date: dt.date | None = None
+    law_id: str | None = None  # the law this document is a version of ("mx/ley-de-amparo")
+    version_date: dt.date | None = None  # which version: its last reform as printed, else its publication
     edition: str | None = None
     section: str | None = None
     pdf_pages: tuple[int, int]
@@ -214,6 +223,7 @@ class HitDocument(BaseModel):
             issuing_body=clip(info.issuing_body, MAX_TITLE_CHARS), number=clip(info.number, MAX_FIELD_CHARS),
             gazette=clip(info.gazette, MAX_FIELD_CHARS), issue=clip(info.issue, MAX_FIELD_CHARS),
             publication_date=info.publication_date, last_reform_date=info.last_reform_date,
+            law_id=clip(info.law_id, MAX_FIELD_CHARS), version_date=info.version_date,
             edition=clip(info.edition, MAX_FIELD_CHARS), section=clip(info.section, MAX_FIELD_CHARS),
             pdf_pages=info.pdf_pages, printed_pages=tuple(clip(p, MAX_FIELD_CHARS) for p in info.printed_pages),
             label=clip(info.label, MAX_TITLE_CHARS), file_name=file_name(info.source_path),

@@ -95,6 +95,8 @@ def register(app: typer.Typer) -> None:
             None, "--filter", "-f",
             help="key=value, repeatable: date_from, date_to (YYYY-MM-DD), issuing_body, doc_type, doc_id.",
         ),
+        as_of: str = typer.Option(None, "--as-of", help="Each law in the version in force on this day "
+                                  "(YYYY-MM-DD; default: today)."),
         as_json: bool = typer.Option(False, "--json", help="The answer object as JSON on stdout."),
         html: Path = typer.Option(None, "--html", help="Also write a standalone HTML page with hoverable citations."),
         rerank: str = typer.Option(None, "--rerank", help="on | off (default: GACETA_RERANK, on)."),
@@ -102,7 +104,7 @@ def register(app: typer.Typer) -> None:
                                    "command holds (0: do not wait)."),
     ) -> None:
         """Answer a question from the indexed documents; every claim cited to a verified span and PDF page."""
-        from gaceta.cli.search_cmd import parse_filters
+        from gaceta.cli.search_cmd import parse_filters, with_as_of
 
         if not question.strip():
             fail("the question is empty")
@@ -114,7 +116,7 @@ def register(app: typer.Typer) -> None:
             fail(f"--answerer must be one of {', '.join(get_args(Answerer))} (got {answerer!r})")
         if rerank not in (None, "on", "off"):
             fail("--rerank must be on or off")
-        filters = parse_filters(filter_ or [])
+        filters = with_as_of(parse_filters(filter_ or []), as_of)
 
         from retrieval.answers import AnswerError, ask as ask_question
 

@@ -21,6 +21,7 @@ FILTER_KEYS = {
     "doc_type": "doc_type",
     "type": "doc_type",
     "doc_id": "doc_ids",
+    "as_of": "as_of",
 }
 
 
@@ -37,7 +38,7 @@ def parse_filters(items: list[str]):
         if not sep or field is None or not value.strip():
             fail(f"bad filter {item!r}: use key=value with key one of {', '.join(sorted(set(FILTER_KEYS)))}")
         value = value.strip()
-        if field in ("date_from", "date_to"):
+        if field in ("date_from", "date_to", "as_of"):
             try:
                 fields[field] = dt.date.fromisoformat(value)
             except ValueError:
@@ -45,6 +46,19 @@ def parse_filters(items: list[str]):
         else:
             fields.setdefault(field, []).append(value)
     return SearchFilters(**fields)
+
+
+def with_as_of(filters, as_of: str | None):
+    """`--as-of YYYY-MM-DD` on top of the `--filter`s: each law in the version in force on that day."""
+    from retrieval.models import SearchFilters
+
+    if as_of is None:
+        return filters
+    try:
+        day = dt.date.fromisoformat(as_of)
+    except ValueError:
+        fail(f"bad --as-of {as_of!r}: use YYYY-MM-DD")
+    return (filters or SearchFilters()).model_copy(update={"as_of": day})
 
 
 def _print_references(references) -> None:
@@ -97,6 +111,8 @@ def register(app: typer.Typer) -> None:
             "-f",
             help="key=value, repeatable: date_from, date_to (YYYY-MM-DD), issuing_body, doc_type, doc_id.",
         ),
+        as_of: str = typer.Option(None, "--as-of", help="Each law in the version in force on this day "
+                                  "(YYYY-MM-DD; default: today)."),
         mode: str = typer.Option("hybrid", "--mode", help="hybrid | dense | bm25"),
         fusion: str = typer.Option("rrf", "--fusion", help="How hybrid fuses dense and BM25: rrf | dbsf"),
         prefetch: int = typer.Option(None, "--prefetch", min=1, help="Candidates per side before fusion."),
@@ -123,7 +139,7 @@ def register(app: typer.Typer) -> None:
             fail(f"--mode must be one of {[m.value for m in SearchMode]}, --fusion one of {[f.value for f in Fusion]}")
         if rerank not in ("on", "off"):
             fail("--rerank must be on or off")
-        filters = parse_filters(filter_ or [])
+        filters = with_as_of(parse_filters(filter_ or []), as_of)
 
         from gaceta.api.schemas import SearchResponse, hit_chars
 

@@ -117,10 +117,11 @@ class DateRange:
 
 @dataclass(frozen=True)
 class Where:
-    """A backend-neutral filter: all of `must`, and none of the points in `exclude_ids`."""
+    """A backend-neutral filter: all of `must`, none of the points in `exclude_ids`, none matching `must_not`."""
 
     must: tuple[Match | DateRange, ...] = ()
     exclude_ids: tuple[str, ...] = ()
+    must_not: tuple[Match, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,7 @@ class VectorQuery:
     fusion: Fusion = Fusion.rrf
     prefetch: int = 50
     exact: bool = False
+    superseded: tuple[str, ...] = ()  # documents not in force on the filters' date (`Index.in_force`)
 
 
 @dataclass(frozen=True)
@@ -176,8 +178,9 @@ _COMPLETE = Match(STATE, (COMPLETE,))
 _PENDING = Match(STATE, (PENDING,))
 
 
-def filters_where(filters: SearchFilters | None, hide_pending: bool) -> Where:
-    """Search filters → a Where that also hides incomplete documents (unless the store knows there are none)."""
+def filters_where(filters: SearchFilters | None, hide_pending: bool, superseded: Sequence[str] = ()) -> Where:
+    """Search filters → a Where that also hides incomplete documents (unless the store knows there are none) and
+    the `superseded` versions of a law (doc ids: a payload filter, not a post-filter)."""
     must: list[Match | DateRange] = [_COMPLETE] if hide_pending else []
     if filters is not None:
         if filters.date_from or filters.date_to:
@@ -195,7 +198,7 @@ def filters_where(filters: SearchFilters | None, hide_pending: bool) -> Where:
         ):
             if values:
                 must.append(Match(key, tuple(values)))
-    return Where(must=tuple(must))
+    return Where(must=tuple(must), must_not=(Match("doc_id", tuple(superseded)),) if superseded else ())
 
 
 class Store(ABC):
@@ -403,7 +406,7 @@ class Store(ABC):
                 if q.dense is None and sparse is None:
                     planned.append(None)
                     continue
-                where = filters_where(q.filters, hide_pending)
+                where = filters_where(q.filters, hide_pending, q.superseded)
                 planned.append(PlannedQuery(q.dense, sparse, q.k, where, q.fusion, max(q.prefetch, q.k), q.exact))
             runnable = [p for p in planned if p is not None]
             results = iter(self._query_many(runnable, with_payload) if runnable else [])
@@ -431,13 +434,16 @@ class Store(ABC):
         return self.payloads([point_id(chunk_id)]).get(point_id(chunk_id))
 
     def provision_payloads(self, doc_ids: Sequence[str], articles: Sequence[str],
-                           filters: SearchFilters | None = None) -> list[dict[str, Any]]:
+                           filters: SearchFilters | None = None,
+                           superseded: Sequence[str] = ()) -> list[dict[str, Any]]:
         """Payloads of the complete chunks of `doc_ids` that lie in one of `articles` (canonical keys) and pass
-        `filters`: the direct lookup of a named provision, by payload filter, no vectors involved."""
+        `filters` (and are no `superseded` version): the direct lookup of a named provision, by payload filter, no
+        vectors involved."""
         if not doc_ids or not articles:
             return []
-        must = filters_where(filters, hide_pending=True).must
-        where = Where(must=(*must, Match("doc_id", tuple(doc_ids)), Match("article", tuple(articles))))
+        base = filters_where(filters, hide_pending=True, superseded=superseded)
+        where = Where(must=(*base.must, Match("doc_id", tuple(doc_ids)), Match("article", tuple(articles))),
+                      must_not=base.must_not)
         return list(self._scroll(where, True))
 
     def role_payloads(self, doc_ids: Sequence[str], role: str, fields: list[str] | bool = True) -> list[dict[str, Any]]:

@@ -54,10 +54,11 @@ def _condition(cond: Match | DateRange) -> m.FieldCondition:
 
 
 def _filter(where: Where | None) -> m.Filter | None:
-    if where is None or not (where.must or where.exclude_ids):
+    if where is None or not (where.must or where.exclude_ids or where.must_not):
         return None
-    must_not = [m.HasIdCondition(has_id=list(where.exclude_ids))] if where.exclude_ids else None
-    return m.Filter(must=[_condition(c) for c in where.must] or None, must_not=must_not)
+    must_not = [m.HasIdCondition(has_id=list(where.exclude_ids))] if where.exclude_ids else []
+    must_not += [_condition(c) for c in where.must_not]
+    return m.Filter(must=[_condition(c) for c in where.must] or None, must_not=must_not or None)
 
 
 def _sparse(vector: SparseVector) -> m.SparseVector:

@@ -1,0 +1,114 @@
+"""One law, two versions (issue 24): the Ley de Amparo as it stood on 13-03-2025 (data/laws) and after the reform of
+16-10-2025 (data/pdfs), indexed side by side. Art. 7o, second sentence, as each PDF prints it:
+- before: "Las personas morales oficiales estarán exentas de prestar las garantías…" ("Artículo reformado DOF
+  13-03-2025");
+- after: "Las personas morales oficiales, los organismos descentralizados, las empresas públicas del Estado, …".
+Search and the named-article lookup read the version in force today unless `as_of` names another day; the other
+version is left out by a payload filter.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gaceta.cli import app
+from ingest.parse import parse_pdf
+from retrieval.index import Index
+from retrieval.legal_search import legal_search
+from retrieval.models import SearchFilters
+from retrieval.settings import Settings
+from tests.conftest import PDFS, SHARED
+
+BEFORE = SHARED / "data" / "laws" / "mx_ley_de_amparo_DOF_2025-03-13.pdf"
+AFTER = PDFS / "mx_ley_de_amparo.pdf"
+OLD = "Las personas morales oficiales estarán exentas de prestar las garantías"
+NEW = "los organismos descentralizados, las empresas públicas del Estado"
+QUESTION = "¿Qué establece el artículo 7o. de la Ley de Amparo?"
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory) -> Path:
+    home = tmp_path_factory.mktemp("versions")
+    with Index.open(Settings(home=home)) as index:
+        for path in (BEFORE, AFTER):
+            index.add_documents(parse_pdf(path).documents)
+        index.optimize()
+    return home
+
+
+@pytest.fixture(scope="module")
+def index(home):
+    with Index.open(Settings(home=home)) as index:
+        yield index
+
+
+def test_cli_as_of(home: Path, monkeypatch) -> None:
+    """First in the module: a command opens the index itself (the `index` fixture holds it once opened)."""
+    monkeypatch.setenv("GACETA_HOME", str(home))
+    runner = CliRunner()
+    for args, want, not_want in ((["--as-of", "2025-06-01"], OLD, NEW), ([], NEW, OLD)):
+        result = runner.invoke(app, ["search", QUESTION, "-k", "5", "--json", *args])
+        assert result.exit_code == 0, result.output
+        said = " ".join(result.stdout.split())
+        assert want in said and not_want not in said
+    result = runner.invoke(app, ["search", QUESTION, "--as-of", "16-10-2025"])
+    assert result.exit_code == 1 and "YYYY-MM-DD" in result.stderr
+
+
+def test_api_as_of(home: Path) -> None:
+    """POST /search and /ask take `as_of`; hits name their law and version."""
+    from fastapi.testclient import TestClient
+
+    from gaceta.api import create_app
+
+    with TestClient(create_app(Settings(home=home, answerer="extractive", api_key=None))) as client:
+        for extra, want, not_want, version in (({"as_of": "2025-06-01"}, OLD, NEW, "2025-03-13"),
+                                               ({}, NEW, OLD, "2025-10-16")):
+            reply = client.post("/search", json={"query": QUESTION, "k": 5, **extra})
+            assert reply.status_code == 200, reply.text
+            hits = reply.json()["hits"]
+            said = " ".join(" ".join(h["chunk"]["text"] for h in hits).split())
+            assert want in said and not_want not in said
+            assert {(h["document"]["law_id"], h["document"]["version_date"]) for h in hits} == \
+                {("mx/ley-de-amparo", version)}
+        reply = client.post("/ask", json={"question": QUESTION, "as_of": "2025-06-01"})
+        assert reply.status_code == 200, reply.text
+        assert OLD in " ".join(json.dumps(reply.json(), ensure_ascii=False).split())
+        assert client.post("/search", json={"query": QUESTION, "as_of": "16-10-2025"}).status_code == 422
+
+
+def article_7(index: Index, as_of: dt.date | None) -> str:
+    result = legal_search(index, QUESTION, k=8, filters=SearchFilters(as_of=as_of) if as_of else None)
+    return " ".join(hit.chunk.text for hit in result.hits if hit.chunk.article == "7")
+
+
+def test_two_texts_of_one_law_are_two_versions(index: Index) -> None:
+    docs = {d.version_date: d for d in index.document_infos()}
+    assert set(docs) == {dt.date(2025, 3, 13), dt.date(2025, 10, 16)}
+    assert {d.law_id for d in docs.values()} == {"mx/ley-de-amparo"}
+    today = index.in_force()
+    assert today.superseded == (docs[dt.date(2025, 3, 13)].doc_id,) and not today.predates
+    assert index.in_force(dt.date(2025, 6, 1)).superseded == (docs[dt.date(2025, 10, 16)].doc_id,)
+    assert index.in_force(dt.date(2020, 1, 1)).predates == ("mx/ley-de-amparo",)
+
+
+def test_the_version_in_force_answers(index: Index) -> None:
+    today = article_7(index, None)
+    assert NEW in today and OLD not in today
+    before = article_7(index, dt.date(2025, 6, 1))
+    assert OLD in before and NEW not in before
+    after = article_7(index, dt.date(2025, 10, 16))
+    assert NEW in after and OLD not in after
+
+
+def test_search_never_mixes_versions(index: Index) -> None:
+    """A free query (no article named): every hit from one version."""
+    for as_of, version in ((None, dt.date(2025, 10, 16)), (dt.date(2025, 4, 1), dt.date(2025, 3, 13))):
+        result = legal_search(index, "personas morales oficiales garantías", k=20,
+                              filters=SearchFilters(as_of=as_of) if as_of else None)
+        assert result.hits and {hit.document.version_date for hit in result.hits} == {version}
