@@ -192,6 +192,22 @@ class LawCatalog:
             found = [(s, e) for s, e in found if e.consolidated]
         return [e.document for _, e in found]
 
+    def topic_laws(self, query: str) -> list[tuple[str, DocumentInfo]]:
+        """Consolidated laws whose *subject* the query speaks of without naming the law: the words of the law's
+        name after its type ("Ley de Amparo" → "amparo", "Ley de Enjuiciamiento Civil" → "enjuiciamiento civil"),
+        all of them in the query ("¿Quiénes son partes en el juicio de amparo?" is about what the Ley de Amparo
+        regulates). Each as (subject, document)."""
+        words = set(re.findall(r"\w+", fold(query)))
+        out = []
+        for e in self.entries:
+            if not e.consolidated or e.constitution:
+                continue
+            core = qualifiers(fold(_name_part(e.document.short_title or e.document.title)))[0]
+            subject = [w for w in re.findall(r"[^\W\d_]+", core)[1:] if w not in _LINKING]
+            if subject and len("".join(subject)) >= 5 and all(w in words for w in subject):
+                out.append((" ".join(subject), e.document))
+        return out
+
     def closest(self, law: str, n: int = CLOSEST) -> list[str]:
         """The indexed laws (consolidated texts) whose names come closest to `law`, by name, best first; each as a
         lawyer reads it, with its jurisdiction when the index holds laws of several ("Código Penal (España)")."""

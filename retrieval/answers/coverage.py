@@ -11,8 +11,9 @@ out.
 
 Relevance is also judged on what the question asks for, not only on shared words (`answers_the_question`, issue 25):
 its *reference* (an article or law it names must be among the cited provisions: "artículo 17 de la Ley de Amparo"
-answered from article 18 is not an answer), the *legal role* of what is cited (only transitory articles, appended
-reform decrees, an index or a preamble do not answer a question that does not ask about reforms or history), and the
+answered from article 18 is not an answer), its *topic* (a question about what an indexed law regulates — "el juicio
+de amparo", the Ley de Amparo — naming no law is not answered from other documents only; `LawCatalog.topic_laws`),
+the *legal role* of what is cited (only transitory articles, appended reform decrees, an index or a preamble do not answer a question that does not ask about reforms or history), and the
 *kind of answer* its question word asks for (a "plazo"/"¿cuánto dura?" is a duration, "¿cuántos?" a number, "¿a
 partir de cuándo?" a moment: cited text that states none cannot be the answer). Each failure is a reason in
 `Coverage.relevance_reasons`, makes the answer not relevant and flags it.
@@ -53,7 +54,7 @@ def _quoted(citation: Citation) -> str:
 
 def compute_coverage(content: list[TextSegment], question: str | None = None, embedder=None,
                      judge: LLMJudge | None = None, references: Sequence = (),
-                     roles: dict[str, str] | None = None) -> Coverage:
+                     roles: dict[str, str] | None = None, topics: Sequence = ()) -> Coverage:
     """Coverage of the answer made of `content`, judging support (and relevance to `question`, when given) on the
     way; fills `TextSegment.support` in place. No claim sentences at all: ratio 1.0, nothing to flag. With `judge`,
     one LLM call judges every cited sentence (and relevance); if it fails, the offline judgements stand and
@@ -116,8 +117,8 @@ def compute_coverage(content: list[TextSegment], question: str | None = None, em
     ratio = cited / total if total else 1.0
     backed_ratio = (supported + len(partial)) / total if total else 1.0
     relevant = relevance.relevant if relevance is not None else True
-    off_question = answers_the_question(question, [c for seg in content for c in seg.citations], references, roles) \
-        if question is not None and claims else []
+    off_question = answers_the_question(question, [c for seg in content for c in seg.citations], references, roles,
+                                        topics) if question is not None and claims else []
     relevant = relevant and not off_question
     reasons = flag_reasons(ratio, backed_ratio, relevant)
     return Coverage(
@@ -133,8 +134,8 @@ _DURATION = re.compile(r"\b(?:d[ií]as?|mes(?:es)?|años?|horas?|semanas?|plazo|
 _NUMBER_WORD = re.compile(r"\b(?:\d+|uno|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|quince|veinte|"
                           r"treinta|cuarenta|cincuenta|sesenta|setenta|ochenta|noventa|cien|ciento|doscientos|"
                           r"trescientos|quinientos|mil|mayor[ií]a|dos terceras|tercera parte|mitad)\b", re.I)
-_MOMENT = re.compile(r"\b(?:a partir|desde|cuando|en que|al d[ií]a|siguiente|hasta|dentro de|antes de|despu[ée]s de|"
-                     r"surt[ae]|inicia|comienza|entrar[áa] en vigor|\d+ de [a-z]+)\b", re.I)
+_MOMENT = re.compile(r"\b(?:a partir|desde|al d[ií]a|d[ií]a siguiente|siguiente al|en que (?:surta|se notifi|tenga|"
+                     r"haya)|surt[ae] efectos|inicia|comienza|entrar[áa] en vigor|\d+ de [a-z]+)\b", re.I)
 # the kind of answer a question word asks for, and what cited text must state to give it
 _ASKS: list[tuple[re.Pattern, str, re.Pattern]] = [
     (re.compile(r"\b(?:cu[aá]l es el plazo|qu[eé] plazo|cu[aá]nto tiempo|cu[aá]nto dura|cada cu[aá]nto|"
@@ -149,7 +150,7 @@ _OFF_ROLE = ("transitory", "reform_decree", "index", "preamble")
 
 
 def answers_the_question(question: str, citations: Sequence[Citation], references: Sequence = (),
-                         roles: dict[str, str] | None = None) -> list[str]:
+                         roles: dict[str, str] | None = None, topics: Sequence = ()) -> list[str]:
     """Why the verified `citations` do not answer `question` (empty: nothing against them): the article or law it
     names is not among them (`references`: `ResolvedReference`s the search understood), all of them are transitory,
     reform-decree, index or preamble text (`roles`: chunk id → `ProvisionRole` value) while the question does not
@@ -176,6 +177,12 @@ def answers_the_question(question: str, citations: Sequence[Citation], reference
         elif named_law and not in_law:
             reasons.append(f"the question names {ref.titles[0] if ref.titles else r.text}; the answer cites other "
                            f"documents")
+    named = any(ref.resolved and (ref.reference.law or ref.reference.constitutional) for ref in references)
+    if topics and not named:  # the question speaks of what an indexed law regulates, without naming a law
+        if not any(c.doc_id == doc.doc_id for _, doc in topics for c in cited):
+            subject, doc = topics[0]
+            reasons.append(f"the question is about {subject}, which {doc.short_title or doc.title} regulates; the "
+                           f"answer cites other documents")
     if roles and not asks_about_history(question):
         cited_roles = {roles.get(c.chunk_id, "text") for c in cited}
         if cited_roles and cited_roles <= set(_OFF_ROLE):

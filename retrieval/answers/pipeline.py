@@ -80,7 +80,8 @@ def _roles(hits: list[SearchHit]) -> dict[str, str]:
 
 
 def finish(question: str, hits: list[SearchHit], draft: Draft, backend: str, fallback_reason: str | None = None,
-           embedder=None, judge: LLMJudge | None = None, references: list[ResolvedReference] | None = None) -> Answer:
+           embedder=None, judge: LLMJudge | None = None, references: list[ResolvedReference] | None = None,
+           topics: list | None = None) -> Answer:
     """Verify the draft's citations against `hits` (rejecting unretrieved ones), judge support and relevance
     (`embedder`, when given, adds embedding similarity to the offline judgements; `judge`, an LLM judge) and
     measure coverage."""
@@ -92,7 +93,7 @@ def finish(question: str, hits: list[SearchHit], draft: Draft, backend: str, fal
     found = draft.found and bool(hits)
     return Answer(
         question=question, content=content, sources=hits, backend=backend, model=draft.model, usage=draft.usage,
-        coverage=compute_coverage(content, question, embedder, judge, references or [], _roles(hits))
+        coverage=compute_coverage(content, question, embedder, judge, references or [], _roles(hits), topics or [])
         if found else NO_CLAIMS, found=found, fallback_reason=fallback_reason,
     )
 
@@ -136,7 +137,8 @@ def _not_found(question: str, backend: str) -> Answer:
 
 
 def answer_hits(question: str, hits: list[SearchHit], backend: Backend, embedder=None,
-                judge: LLMJudge | None = None, references: list[ResolvedReference] | None = None) -> Answer:
+                judge: LLMJudge | None = None, references: list[ResolvedReference] | None = None,
+                topics: list | None = None) -> Answer:
     """Answer from already-retrieved hits; an LLM backend's failure falls back to extractive (`embedder` needed).
     `judge`: an LLM support judge (`make_judge`); None judges offline."""
     if not hits:
@@ -149,8 +151,9 @@ def answer_hits(question: str, hits: list[SearchHit], backend: Backend, embedder
         reason = f"{backend.name} failed ({exc}); answered extractively instead"
         log.warning(reason)
         return finish(question, hits, ExtractiveAnswerer(embedder).answer(question, hits), "extractive", reason,
-                      embedder, judge, references)
-    return finish(question, hits, draft, backend.name, embedder=embedder, judge=judge, references=references)
+                      embedder, judge, references, topics)
+    return finish(question, hits, draft, backend.name, embedder=embedder, judge=judge, references=references,
+                  topics=topics)
 
 
 def _backend_or_reason(name: str, settings: Settings, embedder) -> tuple[Backend, str | None]:
@@ -173,8 +176,8 @@ def ask(index, question: str, k: int = 8, filters: SearchFilters | None = None, 
     hits, references = _retrieve(index, question, k, filters, settings.rerank if rerank is None else rerank)
     if answers_nothing(references):
         return _absent(question, backend.name, references)
-    answer = _with_notice(answer_hits(question, hits, backend, index.embedder, make_judge(settings), references),
-                          references)
+    answer = _with_notice(answer_hits(question, hits, backend, index.embedder, make_judge(settings), references,
+                                      index.catalog().topic_laws(question)), references)
     answer.references = references
     if reason and answer.fallback_reason is None:
         answer.fallback_reason = reason
@@ -204,7 +207,8 @@ def ask_stream(index, question: str, k: int = 8, filters: SearchFilters | None =
             yield TextEvent(segment=1 if notice else 0, text=answer.text)
         else:
             answer = yield from _stream_answer(question, hits, backend, index.embedder, reason, make_judge(settings),
-                                               offset=1 if notice else 0, references=references)
+                                               offset=1 if notice else 0, references=references,
+                                               topics=index.catalog().topic_laws(question))
         if notice:
             answer = _with_notice(answer, references)
         answer.references = references
@@ -216,7 +220,7 @@ def ask_stream(index, question: str, k: int = 8, filters: SearchFilters | None =
 
 
 def _stream_answer(question, hits, backend: Backend, embedder, reason: str | None, judge: LLMJudge | None = None,
-                   offset: int = 0, references: list[ResolvedReference] | None = None):
+                   offset: int = 0, references: list[ResolvedReference] | None = None, topics: list | None = None):
     """The backend's events, verified; `offset`: segments already sent (the absent-law notice), added to the
     segment numbers the client sees."""
     verifier = Verifier(hits)
@@ -256,7 +260,7 @@ def _stream_answer(question, hits, backend: Backend, embedder, reason: str | Non
     return Answer(
         question=question, content=segments, sources=hits, backend=backend.name,
         model=draft.model if draft else None, usage=draft.usage if draft else None,
-        coverage=compute_coverage(segments, question, embedder, judge, references or [], _roles(hits))
+        coverage=compute_coverage(segments, question, embedder, judge, references or [], _roles(hits), topics or [])
         if found else NO_CLAIMS, found=found,
         fallback_reason=reason,
     )

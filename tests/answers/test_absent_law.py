@@ -194,3 +194,11 @@ def test_a_question_asking_for_a_duration_is_not_answered_by_text_that_states_no
     assert answers_the_question("¿Cuál es el plazo para presentar la demanda?", cited) == [
         "the question asks for a duration; the cited text states none"]
     assert answers_the_question("¿Qué derechos humanos reconoce la Constitución?", cited) == []
+    # a question about what the Ley de Amparo regulates, naming no law, is not answered by the Constitution alone
+    question = "¿Quiénes son partes en el juicio de amparo?"
+    topics = index.catalog().topic_laws(question)
+    assert [subject for subject, _ in topics] == ["amparo"]
+    assert answers_the_question(question, cited, topics=topics) == [
+        "the question is about amparo, which Ley de Amparo regulates; the answer cites other documents"]
+    answer = ask(index, question, k=6, settings=settings)
+    assert answer.coverage.relevance_reasons == []  # answered from the Ley de Amparo: nothing against it

@@ -111,3 +111,10 @@ def test_an_absent_law_is_reported_with_its_reason_and_the_closest_indexed_laws(
     # an article without its law, or a decree's title, is not a law said to be absent
     [(ref, docs)] = understood("¿Qué dice el artículo 5?", JURIS)
     assert report(ref, docs, 0, JURIS).absent is False
+
+
+def test_a_question_about_what_a_law_regulates_points_at_that_law():
+    assert [(s, d.doc_id) for s, d in JURIS.topic_laws("¿Quiénes son partes en el juicio de amparo?")] == [
+        ("amparo", "amparo")]
+    assert JURIS.topic_laws("¿Qué pena tiene el homicidio?") == []
+    assert JURIS.topic_laws("¿Qué derechos reconoce la Constitución?") == []  # a constitution has no one subject
