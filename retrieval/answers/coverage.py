@@ -12,7 +12,7 @@ out.
 Relevance is also judged on what the question asks for, not only on shared words (`answers_the_question`, issue 25):
 its *reference* (an article or law it names must be among the cited provisions: "artículo 17 de la Ley de Amparo"
 answered from article 18 is not an answer), its *topic* (a question about what an indexed law regulates — "el juicio
-de amparo", the Ley de Amparo — naming no law is not answered from other documents only; `LawCatalog.topic_laws`),
+de amparo", the Ley de Amparo — naming no law is not answered leading with another document; `LawCatalog.topic_laws`),
 the *legal role* of what is cited (only transitory articles, appended reform decrees, an index or a preamble do not answer a question that does not ask about reforms or history), and the
 *kind of answer* its question word asks for (a "plazo"/"¿cuánto dura?" is a duration, "¿cuántos?" a number, "¿a
 partir de cuándo?" a moment: cited text that states none cannot be the answer). Each failure is a reason in
@@ -179,10 +179,10 @@ def answers_the_question(question: str, citations: Sequence[Citation], reference
                            f"documents")
     named = any(ref.resolved and (ref.reference.law or ref.reference.constitutional) for ref in references)
     if topics and not named:  # the question speaks of what an indexed law regulates, without naming a law
-        if not any(c.doc_id == doc.doc_id for _, doc in topics for c in cited):
+        if not any(cited[0].doc_id == doc.doc_id for _, doc in topics):  # what the answer leads with
             subject, doc = topics[0]
             reasons.append(f"the question is about {subject}, which {doc.short_title or doc.title} regulates; the "
-                           f"answer cites other documents")
+                           f"answer leads with another document")
     if roles and not asks_about_history(question):
         cited_roles = {roles.get(c.chunk_id, "text") for c in cited}
         if cited_roles and cited_roles <= set(_OFF_ROLE):

@@ -199,6 +199,6 @@ def test_a_question_asking_for_a_duration_is_not_answered_by_text_that_states_no
     topics = index.catalog().topic_laws(question)
     assert [subject for subject, _ in topics] == ["amparo"]
     assert answers_the_question(question, cited, topics=topics) == [
-        "the question is about amparo, which Ley de Amparo regulates; the answer cites other documents"]
+        "the question is about amparo, which Ley de Amparo regulates; the answer leads with another document"]
     answer = ask(index, question, k=6, settings=settings)
     assert answer.coverage.relevance_reasons == []  # answered from the Ley de Amparo: nothing against it
