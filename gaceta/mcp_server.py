@@ -21,12 +21,14 @@ resolved against the index's documents, the article's chunks fetched by key) and
 (`GET /chunks/{id}`), so nothing of search or answering is done twice here.
 
 Errors an agent can act on (unknown law, article not found, index damaged, a bad argument) are MCP tool errors with
-one line (`ToolError`); results are bounded as the API bounds them (`gaceta.api.schemas`). Law versions (`as_of`)
-are not offered: the index keeps one version of each law.
+one line (`ToolError`); results are bounded as the API bounds them (`gaceta.api.schemas`). `as_of` (search,
+get_provision, ask) reads each law in the version in force on that day, as the API's `as_of` does
+(`retrieval.versions`); unset, the version in force today.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import threading
 from collections.abc import Callable
@@ -400,7 +402,7 @@ def _missing(what: str, ref: ResolvedReference | None, law: str, backend: Backen
 
 
 def find_provision(backend: Backend, law: str, article: str, paragraph: int | None = None,
-                   fraction: str | None = None) -> Provision:
+                   fraction: str | None = None, as_of: dt.date | None = None) -> Provision:
     """The provision through the search's reference lookup: its first chunk from `search`, the rest read chunk by
     chunk while the article lasts; then the paragraph or fracción asked for, by the chunks' paragraph marks."""
     from ingest.references import article_key
@@ -411,15 +413,17 @@ def find_provision(backend: Backend, law: str, article: str, paragraph: int | No
     if not law.strip():
         raise GacetaToolError("name the law: its name as cited (Ley de Amparo), its acronym (CPEUM) or Constitución")
     query = reference_query(law, key)
-    found = backend.search(SearchRequest(query=query, k=LOOKUP_K))
+    found = backend.search(SearchRequest(query=query, k=LOOKUP_K, as_of=as_of))
     ref = next((r for r in found.references if key in r.reference.articles), None)
     if ref is None or not ref.resolved:
         raise _missing(f"article {key}", None, law, backend)
-    doc_id = ref.doc_ids[0]
     if not _names(law, ref.doc_ids, found):  # an article of whatever law the search's context chose: not this one
         raise _missing(f"article {key}", None, law, backend)
-    first = next((h for h in found.hits if h.via == "reference" and h.chunk.doc_id == doc_id
-                  and h.chunk.article == key and h.chunk.role in OWN_ROLES), None)
+    # the first of the law's documents that the search read (only the version in force), and the article's first
+    # chunk there (hits are ranked, not in document order)
+    doc_id = next((d for d in ref.doc_ids if any(h.chunk.doc_id == d for h in found.hits)), None)
+    first = min((h for h in found.hits if h.via == "reference" and h.chunk.doc_id == doc_id
+                 and h.chunk.article == key and h.chunk.role in OWN_ROLES), key=lambda h: h.chunk.index, default=None)
     if first is None:
         raise _missing(f"article {key}", ref, law, backend)
     chunks = _article_chunks(backend, first.chunk.chunk_id, key)
@@ -576,6 +580,8 @@ Query = Annotated[str, Field(description="What to look for, in Spanish or Englis
                              "('art. 27 constitucional') are looked up directly.", max_length=MAX_QUESTION_CHARS)]
 Filters = Annotated[FiltersIn | None, Field(description="Restrict to document types, issuing bodies, dates, "
                                             "document ids.")]
+AsOf = Annotated[dt.date | None, Field(description="Read each law in the version in force on this day (YYYY-MM-DD); "
+                                       "unset: the version in force today.")]
 
 
 def _one_line(exc: ValidationError) -> str:
@@ -643,11 +649,12 @@ def build_server(settings: Settings | None = None):
             raise ToolError(str(exc).strip("'\"")) from None
 
     @server.tool(annotations=read_only)
-    def search(query: Query, k: Annotated[int, Field(ge=1, le=100)] = 10, filters: Filters = None) -> SearchResult:
+    def search(query: Query, k: Annotated[int, Field(ge=1, le=100)] = 10, filters: Filters = None,
+               as_of: AsOf = None) -> SearchResult:
         """Search the indexed legal texts: ranked passages with the document, the citation label, the page and a
         link to the highlighted page."""
         def run() -> SearchResult:
-            found = backend.search(SearchRequest(query=query, k=k, filters=filters))
+            found = backend.search(SearchRequest(query=query, k=k, filters=filters, as_of=as_of))
             base = backend.base_url
             return SearchResult(query=found.query, hits=[SearchHit.of(h, base) for h in found.hits],
                                 references=found.references)
@@ -664,18 +671,19 @@ def build_server(settings: Settings | None = None):
                                                "article, counted as lawyers count them.")] = None,
         fraction: Annotated[str | None, Field(max_length=20, description="Only this fracción (roman numeral: "
                                               "'IV').")] = None,
+        as_of: AsOf = None,
     ) -> Provision:
         """An article of a law (or one paragraph / fracción of it) verbatim from the official text, with its
         amendment notes, the label a lawyer cites it by, its page and a link to the highlighted page."""
-        return call(lambda: find_provision(backend, law, article, paragraph, fraction))
+        return call(lambda: find_provision(backend, law, article, paragraph, fraction, as_of))
 
     @server.tool(annotations=read_only)
     def ask(question: Annotated[str, Field(description="The question, in Spanish or English.",
                                            max_length=MAX_QUESTION_CHARS)],
-            k: Annotated[int, Field(ge=1, le=100)] = 8, filters: Filters = None) -> AnswerResponse:
+            k: Annotated[int, Field(ge=1, le=100)] = 8, filters: Filters = None, as_of: AsOf = None) -> AnswerResponse:
         """Answer a question from the indexed legal texts: every sentence cited to a span of the official text that
         was checked to contain it, with coverage (how many sentences the quoted text backs)."""
-        return call(lambda: backend.ask(AskRequest(question=question, k=k, filters=filters)))
+        return call(lambda: backend.ask(AskRequest(question=question, k=k, filters=filters, as_of=as_of)))
 
     @server.tool(annotations=read_only)
     def check_quote(

@@ -82,6 +82,23 @@ def test_api_as_of(home: Path) -> None:
         assert client.post("/search", json={"query": QUESTION, "as_of": "16-10-2025"}).status_code == 422
 
 
+def test_mcp_get_provision_as_of(home: Path) -> None:
+    """An agent asks for art. 7o as it stood before the reform, and as it stands today (`gaceta mcp` over stdio)."""
+    from anyio.from_thread import start_blocking_portal
+
+    from tests.mcp.conftest import Session, stdio_session
+
+    with start_blocking_portal() as portal:
+        with portal.wrap_async_context_manager(stdio_session(home)) as session:
+            mcp = Session(portal, session)
+            for as_of, want, not_want in (("2025-06-01", OLD, NEW), (None, NEW, OLD)):
+                args = {"as_of": as_of} if as_of else {}
+                result = mcp.call("get_provision", law="Ley de Amparo", article="7", **args)
+                assert not result.is_error, result.content[0].text
+                text = " ".join(result.structured_content["text"].split())
+                assert want in text and not_want not in text
+
+
 def article_7(index: Index, as_of: dt.date | None) -> str:
     result = legal_search(index, QUESTION, k=8, filters=SearchFilters(as_of=as_of) if as_of else None)
     return " ".join(hit.chunk.text for hit in result.hits if hit.chunk.article == "7")
