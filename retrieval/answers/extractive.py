@@ -331,10 +331,15 @@ def _candidates(hit: SearchHit, rank: int, min_words: int = MIN_WORDS) -> list[C
     out: list[Candidate] = []
     if chunk.role is ProvisionRole.index:
         return out
+    after_heading = False
     for position, span in enumerate(sentences_of(chunk)):
         text = chunk.sentence_text(span)
-        if (not text.startswith("#") and len(_TOKEN.findall(text)) >= min_words and not _is_note(hit, span)
-                and not _is_title_line(hit, text)):
+        # a heading's wrapped last line ("Article 8 Conditions applicable to child's consent" / "in relation to
+        # information society services"): lower case, no closing stop, right under the heading line
+        wrapped = after_heading and text[:1].islower() and text.rstrip()[-1:] not in ".:;)"
+        after_heading = text.startswith("#")
+        if (not after_heading and not wrapped and len(_TOKEN.findall(text)) >= min_words
+                and not _is_note(hit, span) and not _is_title_line(hit, text)):
             out.append(Candidate(hit=hit, rank=rank, span=span, text=text, position=position,
                                  previous=out[-1] if out else None))
     return out

@@ -103,3 +103,17 @@ def test_an_eu_article_answers_before_the_recitals_that_explain_it(gdpr):
     assert first.verified and first.article == "17", first.cited_text
     assert first.cited_text.startswith("1. The data subject shall have the right to obtain from the controller the "
                                        "erasure of personal data")
+
+
+def test_a_headings_wrapped_last_line_is_not_quoted(gdpr):
+    # "Article 8 Conditions applicable to child's consent" wraps: "in relation to information society services"
+    # stands under the heading line as if it were a sentence of the article
+    doc, chunks, embedder = gdpr
+    article = [c for c in chunks if c.article == "8"]
+    assert article and "\n\nin relation to information society services" in article[0].text
+    hits = [SearchHit(chunk=c, document=doc.info(), score=1.0, rank=i) for i, c in enumerate(article, start=1)]
+    answer = answer_hits("What are the conditions for a child's consent in relation to information society "
+                         "services?", hits, ExtractiveAnswerer(embedder))
+    quoted = [c.cited_text for c in citations(answer)]
+    assert quoted and quoted[0].startswith("1. Where point (a) of Article 6(1) applies")
+    assert "in relation to information society services" not in quoted
