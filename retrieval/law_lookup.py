@@ -71,7 +71,8 @@ for _code, _words in _COUNTRIES.items():
 _COUNTRY_ALT = "|".join(sorted(map(re.escape, _COUNTRY_WORDS), key=len, reverse=True))
 # a qualifier at the end of a folded name: "… del estado de jalisco", "… de la ciudad de mexico", "… federal",
 # "… para el distrito federal", "… de colombia", "… espanol"
-_SUBNATIONAL = r"(?:(?:libre y soberano\s+)?(?:del\s+)?estado\s+(?:libre\s+y\s+soberano\s+)?de\s+[a-z ]+?|(?:la\s+)?ciudad\s+de\s+mexico|(?:el\s+)?distrito\s+federal)"
+_SUBNATIONAL = (r"(?:(?:libre y soberano\s+)?(?:del\s+)?estado\s+(?:libre\s+y\s+soberano\s+)?de\s+[a-z ]+?"
+                r"|(?:la\s+)?ciudad\s+de\s+mexico|(?:el\s+)?distrito\s+federal)")
 _QUALIFIER = re.compile(
     rf"\s+(?:(?:de|del|para|en)\s+(?:la\s+|el\s+|los\s+)?)?(?P<q>{_SUBNATIONAL}|federal|{_COUNTRY_ALT})$")
 # what a gazette tells of the documents it publishes

@@ -13,10 +13,10 @@ Relevance is also judged on what the question asks for, not only on shared words
 its *reference* (an article or law it names must be among the cited provisions: "artículo 17 de la Ley de Amparo"
 answered from article 18 is not an answer), its *topic* (a question about what an indexed law regulates — "el juicio
 de amparo", the Ley de Amparo — naming no law is not answered leading with another document; `LawCatalog.topic_laws`),
-the *legal role* of what is cited (only transitory articles, appended reform decrees, an index or a preamble do not answer a question that does not ask about reforms or history), and the
-*kind of answer* its question word asks for (a "plazo"/"¿cuánto dura?" is a duration, "¿cuántos?" a number, "¿a
-partir de cuándo?" a moment: cited text that states none cannot be the answer). Each failure is a reason in
-`Coverage.relevance_reasons`, makes the answer not relevant and flags it.
+the *legal role* of what is cited (only appended reform decrees or an index do not answer a question that does not
+ask about reforms or history), and the *kind of answer* its question word asks for (a "plazo"/"¿cuánto dura?" is a
+duration, "¿cuántos?" a number, "¿a partir de cuándo?" a moment: cited text that states none cannot be the answer).
+Each failure is a reason in `Coverage.relevance_reasons`, makes the answer not relevant and flags it.
 
 `flagged` when any of: fewer than half the sentences are cited ("uncited"), fewer than half are cited *and* backed
 by what they cite, supported or partly ("unsupported"), or the sources do not address the question
@@ -146,14 +146,16 @@ _ASKS: list[tuple[re.Pattern, str, re.Pattern]] = [
     (re.compile(r"\b(?:a partir de cu[aá]ndo|desde cu[aá]ndo|cu[aá]ndo (?:inicia|comienza|entra|se computa)|"
                 r"since when|from when)\b", re.I), "a moment", _MOMENT),
 ]
-_OFF_ROLE = ("transitory", "reform_decree", "index", "preamble")
+# text that answers no question but about itself: an index's entries, a reform decree appended to a law. (A
+# preamble or a transitory article may: a DOF notice's antecedentes state its facts, a transitory its entry into force.)
+_OFF_ROLE = ("reform_decree", "index")
 
 
 def answers_the_question(question: str, citations: Sequence[Citation], references: Sequence = (),
                          roles: dict[str, str] | None = None, topics: Sequence = ()) -> list[str]:
     """Why the verified `citations` do not answer `question` (empty: nothing against them): the article or law it
-    names is not among them (`references`: `ResolvedReference`s the search understood), all of them are transitory,
-    reform-decree, index or preamble text (`roles`: chunk id → `ProvisionRole` value) while the question does not
+    names is not among them (`references`: `ResolvedReference`s the search understood), all of them are reform-decree
+    or index text (`roles`: chunk id → `ProvisionRole` value) while the question does not
     ask about history, or they state nothing of the kind of answer the question word asks for."""
     from retrieval.rerank import asks_about_history
 
