@@ -3,8 +3,8 @@ first, and a question about reforms weighing every role the same."""
 
 from __future__ import annotations
 
-from ingest.models import LegalReference, ProvisionRole
-from retrieval.rerank import ROLE_WEIGHTS, asks_about_history, rerank
+from ingest.models import HeadingKind, LegalReference, ProvisionRole
+from retrieval.rerank import ROLE_WEIGHTS, article_title, asks_about_history, rerank, term_matches
 from tests.answers.factory import make_hits
 
 BODIES = [
@@ -55,3 +55,27 @@ def test_a_named_article_of_the_named_law_comes_first_even_unsearched():
                    search_ranks)
     assert found[0].chunk.article == "28" and found[0].features["reference"] == 1.0
     assert found[0].features["fused"] == 0.0
+
+
+def titled(hit, heading: str):
+    return hit.model_copy(update={"chunk": hit.chunk.model_copy(update={
+        "role": ProvisionRole.text, "heading_path": [heading], "heading_kinds": [HeadingKind.articulo]})})
+
+
+def test_an_article_titled_with_the_questions_words_moves_up():
+    base = make_hits(["El capital de la sociedad no podrá ser inferior a un euro.",
+                      "La sociedad se constituye por escritura pública con su capital."])
+    base = [titled(base[0], "Artículo 23. Estatutos sociales."), titled(base[1], "Artículo 4. Capital social mínimo.")]
+    found = rerank("¿Qué dispone la ley sobre capital social mínimo?", base, [],
+                   {h.chunk.chunk_id: h.rank for h in base})
+    assert found[0].chunk.heading_path == ["Artículo 4. Capital social mínimo."]
+    assert found[0].features["title"] > 0.5 > found[1].features["title"]  # "Estatutos sociales." shares one word
+    # requisitos / requiere: another form of the word counts, at half weight
+    assert article_title(base[1].chunk) == "Capital social mínimo."
+    assert term_matches({"requisit", "president"}, {"requier", "president"}) == {"president": 1.0, "requisit": 0.5}
+
+
+def test_hits_without_article_titles_keep_the_first_stages_order():
+    base = make_hits(BODIES)
+    found = rerank("¿Qué dispone sobre la propiedad de las aguas?", base, [], {h.chunk.chunk_id: h.rank for h in base})
+    assert [h.chunk.index for h in found] == [0, 1, 2] and all(h.features["title"] == 0.0 for h in found)
