@@ -112,3 +112,22 @@ def test_reform_decrees_rank_below_the_text_in_force(index):
     assert hits[0].chunk.role.value == "text"
     first_decree = next((h.rank for h in hits if h.chunk.role.value == "reform_decree"), None)
     assert first_decree is None or first_decree > 3
+
+
+def test_a_free_form_question_opens_with_the_article_that_answers_it(index):
+    # issue 22: the requirements for President (art. 82, "Para ser Presidente se requiere:"), not the senators' (art. 58)
+    answer = ask(index, "¿Qué se requiere para ser Presidente?", answerer="extractive")
+    first = citations(answer)[0]
+    assert first.article == "82" and squash(first.cited_text).startswith("Para ser Presidente se requiere:")
+    assert source_file(answer, first).endswith(CPEUM)
+
+
+def test_no_heading_line_is_quoted(index):
+    for question in ("¿Qué se requiere para ser Presidente?", "¿Quiénes son partes en el juicio de amparo?",
+                     "¿Qué establece el artículo 17 de la Ley de Amparo?"):
+        answer = ask(index, question, answerer="extractive")
+        for c in citations(answer):
+            assert not c.cited_text.lstrip().startswith("#")
+            hit = answer.sources[c.source_index]
+            assert hit.chunk.role.value != "index"
+            assert not any(squash(c.cited_text) == squash(h) for h in hit.chunk.heading_path), c.cited_text
