@@ -62,11 +62,18 @@ def with_as_of(filters, as_of: str | None):
 
 
 def _print_references(references) -> None:
+    from rich.markup import escape
+
     for r in references:
         ref = r.reference
         what = ", ".join(f"art. {a}" for a in ref.articles) or "—"
-        where = "; ".join(r.titles[:2]) if r.resolved else "[yellow]not in the index[/]"
-        console.print(f"[dim]understood:[/] {ref.text!r} → {what} of {where} ({r.chunks} chunks looked up)")
+        if r.resolved:
+            console.print(f"[dim]understood:[/] {ref.text!r} → {what} of {escape('; '.join(r.titles[:2]))} "
+                          f"({r.chunks} chunks looked up)")
+            continue
+        why = escape(r.reason or "not in the index")
+        closest = f" (closest indexed: {escape('; '.join(r.closest[:3]))})" if r.closest else ""
+        console.print(f"[dim]understood:[/] {ref.text!r} → {what}: [yellow]{why}[/]{closest}")
 
 
 def _print_hits(query: str, hits) -> None:
