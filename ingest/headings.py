@@ -50,6 +50,10 @@ _ORD = (r"(?:PRIMER[OA]?|SEGUND[OA]|TERCER[OA]?|CUART[OA]|QUINT[OA]|SEXT[OA]|S[E
         r"OCTAV[OA]|NOVEN[OA]))?|D[EÉ]CIMOCTAV[OA]|UND[EÉ]CIM[OA]|DUOD[EÉ]CIM[OA]|VIG[EÉ]SIM[OA](?:\s?\w+)?|TRIG[EÉ]SIM[OA](?:\s?\w+)?|"
         r"[ÚU]NIC[OA])")
 _NUM = r"(?:\d+[o°º]?|[IVXLC]+|" + _ORD + r")"
+# The Latin ordinals that number articles inserted after another ("Artículo 4 bis", "529 tervicies"): longest first.
+LATIN_ORDINALS = (r"(?i:quaterdecies|quatervicies|septdecies|octodecies|novodecies|terdecies|quindecies|sexdecies|"
+                  r"duodecies|undecies|unvicies|duovicies|tervicies|quinvicies|sexvicies|septvicies|octovicies|"
+                  r"novovicies|quinquies|decies|vicies|tricies|sexies|septies|octies|no[nv]ies|qu[aá]ter|bis|ter)")
 _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("poder", re.compile(r"^(?:PODER\s+(?:EJECUTIVO|JUDICIAL|LEGISLATIVO)|ORGANISMOS\s+AUT[OÓ]NOMOS|"
                          r"AVISOS|AVISOS\s+JUDICIALES\s+Y\s+GENERALES|CONVOCATORIAS\s+PARA\s+CONCURSOS.*)\s*$")),
@@ -63,10 +67,10 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
                         r"SUMARIO)\s*:?\s*$", re.I)),
 ]
 _ARTICLE = re.compile(r"^(?:ART[IÍ]CULO|ART\.)\s+(?:\d+[o°º]?(?:[-\s]?[A-Z]\b)?|" + _ORD + r")"
-                      r"(?:\s+(?:Bis|Ter|Qu[aá]ter|Quinquies))?\s*(?:\.\s*-|\.-|\.|-|–|:)", re.I)
+                      r"(?:\s+" + LATIN_ORDINALS + r")?\s*(?:\.\s*-|\.-|\.|-|–|:)", re.I)
 # An article label standing alone on its line ("Artículo 1" in a treaty), terminator optional.
 _ARTICLE_ALONE = re.compile(r"^(?:ART[IÍ]CULO|Art[ií]culo|ARTICLE|Article)\s+(?:\d+[o°º]?(?:[-\s]?[A-Z])?|" + _ORD + r")"
-                            r"(?:\s+(?:Bis|Ter|Qu[aá]ter|Quinquies))?\s*[.:\-–]?$")
+                            r"(?:\s+" + LATIN_ORDINALS + r")?\s*[.:\-–]?$")
 # The line that opens an EU act's recitals ("Whereas:", "Considerando lo siguiente:"): its preamble, whatever its type.
 _RECITALS = re.compile(r"^(?:Whereas|WHEREAS|Considerando\s+lo\s+siguiente)\s*:$")
 _ARTICLE_TITLE_WORDS = 12  # "Artículo 3. Currículo." (BOE): a label followed by a short title that ends the line
@@ -185,6 +189,16 @@ def title_below(label: Line, ln: Line, ctx: Context) -> bool:
     return (ln.page == label.page and 0 <= ln.y0 - label.y1 < 1.5 * max(ln.height, label.height)
             and _centred(ln, ctx) and (ln.bold or ln.italic) and bool(text) and text[0].isupper()
             and len(text.split()) <= _STYLED_TITLE_WORDS and classify(ln, ctx) is None)
+
+
+def title_wraps(prev: Line, ln: Line) -> bool:
+    """Does `ln` carry on an article's italic title that `prev` left unfinished (no full stop)? The next line of the
+    same page, right below, set wholly in italics like a BOE title, not opening a new article."""
+    gap = ln.y0 - prev.y1
+    height = max(ln.height, prev.height)
+    return (ln.page == prev.page and -0.5 * height <= gap < height and ln.italic and ln.tail_italic
+            and not ln.lead_bold and not _ARTICLE.match(ln.text.strip())
+            and len(ln.text.split()) <= _STYLED_TITLE_WORDS)
 
 
 def _outline_names(ln: Line, ctx: Context) -> bool:

@@ -18,7 +18,7 @@ import pymupdf
 from ingest import INGEST_VERSION, ocr, text_quality
 from ingest.gc_pause import collector_paused
 from ingest.headings import (ARTICLE_KINDS, ARTICULO, BODY_KINDS, GENERIC_KINDS, TITLE, Context, body_size, classify,
-                             continues_heading, levels_for, outline_by_page, title_below)
+                             continues_heading, levels_for, outline_by_page, title_below, title_wraps)
 from ingest.identity import Evidence, identify
 from ingest.layout import Line, extract_lines, invisible_share, reading_order
 from ingest.markdown_build import build
@@ -174,6 +174,12 @@ def _classify(flat: list[tuple[int, Line | TableBlock]], ctx: Context) -> list[I
                 and isinstance(flat[i][1], Line) and title_below(obj, flat[i][1], ctx):
             found.title = flat[i][1].text.strip()
             found.label = f"{found.label} {found.title}"
+            merged.append(flat[i][1])
+            i += 1
+        while found and found.kind == ARTICULO and found.title and not found.title.endswith(".") and i < len(flat) \
+                and isinstance(flat[i][1], Line) and title_wraps(merged[-1], flat[i][1]):
+            more = flat[i][1].text.strip()  # the title goes on in italics on the next line ("…de voto / doble.")
+            found.title, found.label = f"{found.title} {more}", f"{found.label} {more}"
             merged.append(flat[i][1])
             i += 1
         if found and found.kind not in ARTICLE_KINDS:

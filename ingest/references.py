@@ -31,7 +31,7 @@ _NON_LETTERS = re.compile(r"[^a-z]")
 _ROMAN_DIGITS = [(10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")]
 
 # -- article numbers ----------------------------------------------------------------------------------------
-_LATIN = r"(?:bis|ter|qu[aá]ter|quinquies|sexies|septies|octies|nonies)"
+_LATIN = _headings.LATIN_ORDINALS
 _NUM = (rf"\d+(?:\.\d+)*(?:o\b\.?|\s?[º°ª]\.?)?(?:-(?-i:[A-ZÑ])(?![a-zñ]))?(?:[\s-]+{_LATIN}\b)?"
         r"(?:\s?\(\d+\))?")
 _SEP = r"(?:\s*,\s*(?:(?:y|e|and)\s+)?|\s+(?:y|e|o|u|a|al|to|and|or|through)\s+|\s*[–—]\s*)"

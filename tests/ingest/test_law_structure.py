@@ -185,3 +185,20 @@ def test_a_ruling_set_with_wide_leading_is_read_in_paragraphs() -> None:
     [(opinion, _)] = parsed(PDFS / "us_ca1_court_of_appeals_opinion.pdf")  # double-spaced, in English
     assert "This interlocutory appeal arises out of the chaotic early weeks of the COVID-19 pandemic." in \
         " ".join(opinion.markdown.split())
+
+
+def test_every_article_of_the_annexed_law_is_a_heading_with_its_whole_title() -> None:
+    """The LSC numbers inserted articles with Latin ordinals up to "529 tervicies" (p. 142), and some titles wrap:
+    "Artículo 527 sexies. Cláusula de extinción y eliminación de la previsión estatutaria de voto / por lealtad.";
+    the LEC's "Artículo 190. Cambios en el personal juzgador después del señalamiento de vistas y / posible
+    recusación." (p. 66)."""
+    (_, _), (law, _) = parsed(LAWS / LSC)
+    heads = {h.text for h in law.headings if h.title}
+    assert "Artículo 529 tervicies. Reglas de cálculo." in heads
+    assert ("Artículo 527 sexies. Cláusula de extinción y eliminación de la previsión estatutaria de voto por "
+            "lealtad.") in heads
+    [(lec, _)] = parsed(LAWS / "boe_consolidado_BOE-A-2000-323_ley_enjuiciamiento_civil.pdf")
+    assert ("Artículo 190. Cambios en el personal juzgador después del señalamiento de vistas y posible "
+            "recusación.") in {h.text for h in lec.headings}
+    for doc in (law, lec):
+        assert all(h.title.endswith(".") for h in doc.headings if h.title), doc.short_title
