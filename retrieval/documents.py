@@ -73,6 +73,8 @@ class DocumentSummary(BaseModel):
     doc_type: str | None = None
     issuing_body: str | None = None
     publication_date: dt.date | None = None
+    law_id: str | None = None  # the law it is a version of ("mx/ley-de-amparo"): versions of one law share it
+    version_date: dt.date | None = None  # which version: its last reform as printed, else its publication
     label: str
     pages: int
     chunks: int
@@ -84,6 +86,7 @@ class DocumentSummary(BaseModel):
         return cls(doc_id=info.doc_id, title=bound(info.title),
                    doc_type=info.doc_type.value if info.doc_type is not None else None,
                    issuing_body=bound(info.issuing_body), publication_date=info.publication_date,
+                   law_id=bound(info.law_id), version_date=info.version_date,
                    label=bound(info.label), pages=last - first + 1, chunks=chunks)
 
 

@@ -222,6 +222,19 @@ class LawCatalog:
             scored[label] = max(scored.get(label, 0.0), score)
         return [label for label, _ in sorted(scored.items(), key=lambda kv: -kv[1])[:n]]
 
+    def name_spans(self, query: str) -> list[tuple[int, int]]:
+        """Where the query writes out an indexed document's whole name ("del Reglamento de los artículos 121 y 122 de
+        la Ley Federal del Trabajo"): a reference inside such a span is part of that name, not a law of its own."""
+        folded = fold(query)
+        if len(folded) != len(query):  # offsets of the folded text must be the query's
+            return []
+        spans = []
+        for e in self.entries:
+            for name in e.names:
+                if len(name.split()) >= 3:
+                    spans += [(m.start(), m.end()) for m in re.finditer(re.escape(name), folded)]
+        return spans
+
     def mentioned(self, query: str) -> list[DocumentInfo]:
         """Consolidated texts whose name (or acronym) the query contains however it is typed: "¿qué dice el
         artículo 17 de la ley de amparo?" names the Ley de Amparo although the parser wants capitals."""
@@ -297,6 +310,8 @@ def with_qualifier(ref: LegalReference, query: str) -> LegalReference:
 def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, list[DocumentInfo]]]:
     """The query's references, each with the documents its law resolved to (empty when none was named/found)."""
     refs = [with_qualifier(r, query) for r in parse_references(query) if r.articles or r.law or r.constitutional]
+    spans = catalog.name_spans(query)
+    refs = [r for r in refs if not any(lo <= r.start and r.end <= hi for lo, hi in spans)]  # a name's own words
     # "el artículo 27 … de la Constitución" parsed as two references: the law applies to the bare articles too.
     laws = [r for r in refs if r.law or r.constitutional]
     out = []

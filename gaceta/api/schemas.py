@@ -22,7 +22,7 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
 
 from flows.models import FileOutcome
 from ingest.identity import MAX_TITLE_CHARS  # a title, a label, an issuing body, a heading as a response names them
-from ingest.models import (AmendmentNote, Chunk, DocType, DocumentInfo, Heading, HeadingKind, LegalDocument,
+from ingest.models import (AmendmentNote, Chunk, CitationForm, DocType, DocumentInfo, Heading, HeadingKind, LegalDocument,
                            LegalReference, PageSpan, ProvisionRole, TableSpan)
 from retrieval.answers.models import Answer, Citation, CitationEvent, DoneEvent, SourcesEvent
 from retrieval.attribution import MAX_DOC_IDS, MAX_TEXT_CHARS, AttributionResult
@@ -360,6 +360,7 @@ class DocumentResponse(HitDocument):
 
     aliases: list[str] = []
     amends: list[LegalReference] = []
+    citation_form: CitationForm | None = None  # the parts of its citation beyond its name (volume, court, case number)
     source_sha256: str
     position: int = 0
     ingest_version: str = ""
@@ -375,6 +376,7 @@ class DocumentResponse(HitDocument):
         return cls(
             **cls.fields_of(doc),
             aliases=[clip(a, MAX_TITLE_CHARS) for a in doc.aliases[:MAX_ALIASES]], amends=doc.amends[:MAX_LISTED],
+            citation_form=doc.citation_form,
             source_sha256=doc.source_sha256, position=doc.position, ingest_version=doc.ingest_version,
             markdown=doc.markdown, headings=[h.model_copy(update={"text": clip(h.text, MAX_TITLE_CHARS)})
                                              for h in doc.headings],

@@ -141,6 +141,17 @@ def test_a_named_law_that_is_indexed_is_answered_from_it(index, settings, qid, q
     assert cited and law in cited[0].document_title, [c.document_title for c in cited]
 
 
+def test_a_law_named_inside_an_indexed_documents_name_is_not_absent(index, settings):
+    """"…del Reglamento de los artículos 121 y 122 de la Ley Federal del Trabajo": the LFT is part of the indexed
+    Reglamento's name, not a law the question asks about; the answer is the Reglamento's art. 16 (ARTÍCULO 16, p. 3:
+    "El escrito de objeciones deberá precisar las partidas…")."""
+    answer = ask(index, "¿Qué dispone el artículo 16 del Reglamento de los artículos 121 y 122 de la Ley Federal del "
+                 "Trabajo?", k=6, settings=settings)
+    assert answer.found is True and not any(r.absent for r in answer.references)
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert cited and "El escrito de objeciones deberá precisar las partidas" in cited[0].cited_text
+
+
 def test_a_question_naming_an_indexed_and_an_absent_law_opens_with_the_notice(index, settings):
     answer = ask(index, "¿Qué dice el artículo 1 de la Ley de Amparo y qué dice el Código Penal Federal?", k=6,
                  settings=settings)

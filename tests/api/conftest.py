@@ -91,6 +91,22 @@ def reglamento_doc_id(client) -> str:
     return hits[0]["document"]["doc_id"]
 
 
+# ARTÍCULO 13 of the Reglamento de los Artículos 121 y 122 LFT: one sentence the page tests light up.
+SENTENCE_START = "Dentro de los treinta días hábiles"
+SENTENCE_END = "considere convenientes."
+
+
+@pytest.fixture(scope="session")
+def article_13(client, reglamento_doc_id) -> tuple[dict, int, int, int]:
+    """The document (its record with Markdown), the offsets of ARTÍCULO 13's sentence found in its Markdown, and the
+    PDF page that holds it."""
+    doc = client.get(f"/documents/{reglamento_doc_id}").json()
+    start = doc["markdown"].index(SENTENCE_START)
+    end = doc["markdown"].index(SENTENCE_END, start) + len(SENTENCE_END)
+    page = next(s["page"] for s in doc["page_spans"] if s["start"] <= start < s["end"])
+    return doc, start, end, page
+
+
 class LiveServer:
     """uvicorn on 127.0.0.1 (a port the OS picks) in a background thread, for clients that need a real socket."""
 

@@ -8,10 +8,8 @@ import pytest
 
 from gaceta.api.pages import PageRenderer, SourceUnavailable
 from tests.conftest import pdf
-from tests.api.conftest import REGLAMENTO
+from tests.api.conftest import REGLAMENTO, SENTENCE_END, SENTENCE_START
 
-SENTENCE_START = "Dentro de los treinta días hábiles"
-SENTENCE_END = "considere convenientes."
 
 
 def _pixels(png: bytes) -> np.ndarray:
@@ -19,18 +17,9 @@ def _pixels(png: bytes) -> np.ndarray:
     return np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, pix.n)[:, :, :3].astype(int)
 
 
-@pytest.fixture(scope="module")
-def article_13(client, reglamento_doc_id):
-    """Document offsets of ARTÍCULO 13's sentence, found in the document Markdown, and its PDF page."""
-    doc = client.get(f"/documents/{reglamento_doc_id}").json()
-    start = doc["markdown"].index(SENTENCE_START)
-    end = doc["markdown"].index(SENTENCE_END, start) + len(SENTENCE_END)
-    page = next(s["page"] for s in doc["page_spans"] if s["start"] <= start < s["end"])
-    return reglamento_doc_id, start, end, page
-
-
 def test_highlight_changes_the_page_exactly_where_the_span_is(client, article_13):
-    doc_id, start, end, page = article_13
+    doc, start, end, page = article_13
+    doc_id = doc["doc_id"]
     plain = client.get(f"/documents/{doc_id}/pages/{page}.png")
     lit = client.get(f"/documents/{doc_id}/pages/{page}.png", params={"highlight": f"{start}-{end}"})
     assert plain.status_code == lit.status_code == 200
@@ -58,7 +47,8 @@ def test_highlight_changes_the_page_exactly_where_the_span_is(client, article_13
 
 
 def test_span_on_another_page_leaves_the_page_unmarked(client, article_13):
-    doc_id, start, end, page = article_13
+    doc, start, end, page = article_13
+    doc_id = doc["doc_id"]
     other = 1 if page != 1 else 2
     plain = client.get(f"/documents/{doc_id}/pages/{other}.png")
     lit = client.get(f"/documents/{doc_id}/pages/{other}.png", params={"highlight": f"{start}-{end}"})

@@ -8,19 +8,8 @@ import re
 
 import pytest
 
-from tests.api.conftest import XSS_SCRIPT
+from tests.api.conftest import SENTENCE_END, SENTENCE_START, XSS_SCRIPT
 
-SENTENCE_START = "Dentro de los treinta días hábiles"
-SENTENCE_END = "considere convenientes."
-
-
-@pytest.fixture(scope="module")
-def article_13(client, reglamento_doc_id):
-    doc = client.get(f"/documents/{reglamento_doc_id}").json()
-    start = doc["markdown"].index(SENTENCE_START)
-    end = doc["markdown"].index(SENTENCE_END, start) + len(SENTENCE_END)
-    page = next(s["page"] for s in doc["page_spans"] if s["start"] <= start < s["end"])
-    return doc, start, end, page
 
 
 def test_the_page_view_shows_the_highlighted_page_and_the_cited_words(client, article_13):

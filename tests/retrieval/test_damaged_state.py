@@ -10,6 +10,7 @@ the real `gaceta` entry point to show stderr is the one line and stdout is empty
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -72,8 +73,9 @@ def invoke(*args: str):
     return CliRunner().invoke(app, list(args))
 
 
-def assert_named(result, *words: str) -> None:
-    """Exit 1, no exception escaped, stderr one `error:` line naming the damage and the repair, stdout empty."""
+def assert_named(result, *words: str, json_out: bool = False) -> None:
+    """Exit 1, no exception escaped, stderr one `error:` line naming the damage and the repair, stdout empty (with
+    `--json`: one JSON object saying the run failed, and why)."""
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     assert result.exit_code == 1, (result.exit_code, result.output)
     lines = [line for line in result.stderr.splitlines() if line.strip()]
@@ -82,6 +84,10 @@ def assert_named(result, *words: str) -> None:
     assert REPAIR in text, text
     for word in words:
         assert word in text, (word, text)
+    if json_out:
+        failed = json.loads(result.stdout)
+        assert failed["state"] == "Failed" and all(word in failed["error"] for word in words), failed
+        return
     assert result.stdout == ""
 
 
@@ -120,7 +126,7 @@ def test_every_command_that_opens_the_index_names_it(home, tmp_path):
     for args in (["search", "patrón objeciones"], ["ask", "¿Qué reglamento se abroga?"], ["documents"],
                  ["delete", "x"], ["ingest", str(tmp_path / "inbox"), "--json"], ["serve", "--port", "0"]):
         result = invoke(*args)
-        assert_named(result, "meta.json is damaged")
+        assert_named(result, "meta.json is damaged", json_out="--json" in args)
 
 
 def test_the_real_entry_point_prints_one_line(home):

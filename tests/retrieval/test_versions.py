@@ -99,6 +99,16 @@ def test_mcp_get_provision_as_of(home: Path) -> None:
                 assert want in text and not_want not in text
 
 
+def test_documents_list_their_law_and_version(home: Path, monkeypatch) -> None:
+    monkeypatch.setenv("GACETA_HOME", str(home))
+    result = CliRunner().invoke(app, ["documents", "--json"])
+    assert result.exit_code == 0, result.output
+    listed = json.loads(result.stdout)
+    rows = listed["documents"] if isinstance(listed, dict) else listed
+    assert {(d["law_id"], d["version_date"]) for d in rows} == {("mx/ley-de-amparo", "2025-03-13"),
+                                                               ("mx/ley-de-amparo", "2025-10-16")}
+
+
 def article_7(index: Index, as_of: dt.date | None) -> str:
     result = legal_search(index, QUESTION, k=8, filters=SearchFilters(as_of=as_of) if as_of else None)
     return " ".join(hit.chunk.text for hit in result.hits if hit.chunk.article == "7")
