@@ -419,7 +419,8 @@ def run_lookup(runner: Runner, laws: dict[str, Law], limit: int | None) -> dict:
 
 
 # --- index ---------------------------------------------------------------------------------------------------------
-def ensure_index(home: Path, pdfs: Path, reindex: bool, env: dict[str, str]) -> None:
+def ensure_index(home: Path, pdfs: Path | list[Path], reindex: bool, env: dict[str, str]) -> None:
+    """An index of `pdfs` (a folder, or a list of files) at `home` through `gaceta ingest`, unless one is there."""
     from retrieval.index import Index
     from retrieval.settings import Settings
 
@@ -429,9 +430,10 @@ def ensure_index(home: Path, pdfs: Path, reindex: bool, env: dict[str, str]) -> 
     if chunks and not reindex:
         log(f"index at {home}: {chunks} chunks (pass --reindex to ingest again)")
         return
-    log(f"ingesting {pdfs} into {home} with `gaceta ingest` (several minutes)…")
+    paths = [str(p) for p in pdfs] if isinstance(pdfs, list) else [str(pdfs)]
+    log(f"ingesting {', '.join(paths)} into {home} with `gaceta ingest` (several minutes)…")
     t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", "from gaceta.cli import main; main()", "ingest", str(pdfs)],
+    done = subprocess.run([sys.executable, "-c", "from gaceta.cli import main; main()", "ingest", *paths],
                           env={**os.environ, **env, "GACETA_HOME": str(home)}, stdout=sys.stderr, stderr=sys.stderr,
                           cwd=home)  # not the caller's folder: `-c` puts it first on sys.path, over PYTHONPATH
     log(f"gaceta ingest exited {done.returncode} after {time.perf_counter() - t0:.0f} s")

@@ -99,7 +99,7 @@ def run_laws(home: Path, n: int | None, k: int) -> dict:
     from retrieval.settings import Settings
 
     files = sorted(LAWS.glob(BOE))
-    ensure_laws(home, files, False)
+    ensure_laws(home, files, False, {})
     settings = Settings(home=home)
     rows = []
     with Index.open(settings) as index:

@@ -30,39 +30,16 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("GACETA_SHARED", REPO.parent / "shared"))
+sys.path.insert(0, str(REPO))
+from benchmarks.legal_qa import SHARED, ensure_index, log  # noqa: E402
 LAWS = SHARED / "data" / "laws"
 BOE = "boe_consolidado_*.pdf"
 SEARCH_K = 10
-
-
-def log(*parts: object) -> None:
-    print(*parts, file=sys.stderr, flush=True)
-
-
-def ensure_index(home: Path, files: list[Path], reindex: bool) -> None:
-    from retrieval.index import Index
-    from retrieval.settings import Settings
-
-    home.mkdir(parents=True, exist_ok=True)
-    with Index.open(Settings(home=home)) as index:
-        chunks = index.status().chunks
-    if chunks and not reindex:
-        log(f"index at {home}: {chunks} chunks (pass --reindex to ingest again)")
-        return
-    log(f"ingesting {len(files)} laws into {home} with `gaceta ingest`…")
-    t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", "from gaceta.cli import main; main()", "ingest", *map(str, files)],
-                          env={**os.environ, "GACETA_HOME": str(home)}, stdout=sys.stderr, stderr=sys.stderr, cwd=home)
-    log(f"gaceta ingest exited {done.returncode} after {time.perf_counter() - t0:.0f} s")
-    if done.returncode != 0:
-        sys.exit(f"gaceta ingest failed ({done.returncode})")
 
 
 def law_questions(index, files: list[Path], sets, n: int | None, only: str | None = None):
@@ -139,7 +116,7 @@ def main() -> None:
         ap.error(f"no {BOE} under {args.laws}")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     home = args.home.resolve()
-    ensure_index(home, files, args.reindex)
+    ensure_index(home, files, args.reindex, {})
 
     from retrieval.answers.extractive import ExtractiveAnswerer
     from retrieval.index import Index
