@@ -112,8 +112,8 @@ def register(app: typer.Typer) -> None:
                  f"delete documents; set GACETA_API_KEY, or serve on 127.0.0.1")
         if config.allowed_hosts is None:
             config = config.model_copy(update={"allowed_hosts": allowed_hosts(host, allowed_host, config.api_key)})
-            os.environ["GACETA_ALLOWED_HOSTS"] = json.dumps(config.allowed_hosts)  # uvicorn's workers read it
         if config.qdrant_url and workers > 1:
+            os.environ["GACETA_ALLOWED_HOSTS"] = json.dumps(config.allowed_hosts)  # uvicorn's workers read it
             console.print(f"gaceta on {_url(host, port)}/  (API docs at /docs, {workers} workers on {config.qdrant_url})")
             # uvicorn's own supervisor; each worker builds the app from the environment and opens the collection.
             uvicorn.run("gaceta.api.app:create_app", factory=True, host=host, port=port, workers=workers,
