@@ -77,3 +77,7 @@ class OwnerClient:
         from gaceta.api.schemas import AttributionResponse
 
         return AttributionResponse.model_validate_json(self._call("POST", "/attribute", json=body).content)
+
+    def get(self, path: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """A read-only `GET` (the `/laws/…` diff and history): its JSON body, the same the local path dumps."""
+        return self._call("GET", path, params=params or {}).json()

@@ -40,7 +40,7 @@ from pydantic import BaseModel, Field, ValidationError
 from gaceta.api.schemas import (MAX_QUESTION_CHARS, AnswerResponse, AttributeRequest, AttributionResponse, AskRequest,
                                 ChunkResponse, DocumentResponse, FiltersIn, Hit, HitDocument, SearchRequest,
                                 SearchResponse, bounded_chunk, hit_chars)
-from ingest.models import AmendmentNote, Chunk, DocumentInfo, LegalReference, ProvisionRole
+from ingest.models import BODY_ROLES, AmendmentNote, Chunk, DocumentInfo, LegalReference, ProvisionRole
 from retrieval.documents import DocumentPage
 from retrieval.models import ResolvedReference
 from retrieval.settings import Settings
@@ -52,7 +52,6 @@ KEPT_DOCUMENTS = 4  # documents whose Markdown a server keeps for the provisions
 CHUNK_REQUESTS = 8  # chunks of a provision asked of the owner at once
 LOOKUP_K = 12  # hits of the reference search that finds a provision's first chunk (named provisions come first)
 INDEX_WAIT_S = 60.0  # how long a call waits for an embedded index another command holds
-OWN_ROLES = (ProvisionRole.text, ProvisionRole.repealed)
 T = TypeVar("T")
 _HEADING_LINES = re.compile(r"\A\s*(?:#{1,6}[ \t][^\n]*(?:\n\s*|\Z))+")  # Markdown heading lines at the start
 
@@ -267,7 +266,7 @@ class Backend:
 
             rerank = self.settings.rerank if request.rerank is None else request.rerank
             result = attribute(index, request.text, question=request.question, doc_ids=request.doc_ids,
-                               rerank=rerank, llm=request.llm, settings=self.settings)
+                               rerank=rerank, llm=request.llm, settings=self.settings, as_of=request.as_of)
             return AttributionResponse.of(result, self.settings.max_hit_chars)
 
         return self._run(lambda c: c.attribute(body), local)
@@ -423,7 +422,7 @@ def find_provision(backend: Backend, law: str, article: str, paragraph: int | No
     # chunk there (hits are ranked, not in document order)
     doc_id = next((d for d in ref.doc_ids if any(h.chunk.doc_id == d for h in found.hits)), None)
     first = min((h for h in found.hits if h.via == "reference" and h.chunk.doc_id == doc_id
-                 and h.chunk.article == key and h.chunk.role in OWN_ROLES), key=lambda h: h.chunk.index, default=None)
+                 and h.chunk.article == key and h.chunk.role in BODY_ROLES), key=lambda h: h.chunk.index, default=None)
     if first is None:
         raise _missing(f"article {key}", ref, law, backend)
     chunks = _article_chunks(backend, first.chunk.chunk_id, key)
@@ -484,7 +483,7 @@ def _article_chunks(backend: Backend, first_id: str, key: str) -> list[Chunk]:
     chunks: list[Chunk] = []
     for batch in range(int(number), int(number) + MAX_PROVISION_CHUNKS, CHUNK_REQUESTS):
         for got in backend.chunks([f"{doc_id}:{i:05d}" for i in range(batch, batch + CHUNK_REQUESTS)]):
-            if got is None or got.chunk.article != key or got.chunk.role not in OWN_ROLES:
+            if got is None or got.chunk.article != key or got.chunk.role not in BODY_ROLES:
                 return chunks
             chunks.append(got.chunk)
     return chunks

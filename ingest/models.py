@@ -85,6 +85,10 @@ class ProvisionRole(str, Enum):
     index = "index"  # tables of contents, an edition's summary
 
 
+# A law's own provisions, in force or repealed: not its index, preamble, transitory articles or appended decrees.
+BODY_ROLES = (ProvisionRole.text, ProvisionRole.repealed)
+
+
 class AmendmentKind(str, Enum):
     reformado = "reformado"
     adicionado = "adicionado"

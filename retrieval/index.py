@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
-from ingest.models import Chunk, DocumentInfo, HeadingKind, LegalDocument, ProvisionRole
+from ingest.models import BODY_ROLES, Chunk, DocumentInfo, HeadingKind, LegalDocument, ProvisionRole
 from ingest.references import amended_articles
 from retrieval import bm25
 from retrieval.batcher import Batcher
@@ -31,7 +31,7 @@ from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode
 from retrieval.settings import Settings
 from retrieval.store import PointData, Store, VectorQuery, open_store
 from retrieval.store.base import point_id
-from retrieval.versions import InForce, in_force
+from retrieval.versions import InForce, in_force, versioned
 
 # Candidates each side (dense, BM25) hands to fusion; the retrieval evaluation tunes it.
 DEFAULT_PREFETCH = 50
@@ -374,6 +374,10 @@ class Index:
         """Which version of each law held here is in force on `on` (default today): `retrieval.versions`."""
         return in_force(self._records()[2], on)
 
+    def versioned_laws(self) -> frozenset[str]:
+        """The laws held here in more than one version (`retrieval.versions.versioned`)."""
+        return versioned(self._records()[2])
+
     def _superseded(self, filters: SearchFilters | None) -> tuple[str, ...]:
         return self.in_force(filters.as_of if filters is not None else None).superseded
 
@@ -385,11 +389,22 @@ class Index:
         order = {d: i for i, d in enumerate(doc_ids)}
         return sorted(found, key=lambda cd: (order.get(cd[0].doc_id, len(order)), cd[0].index))
 
+    def articles(self, doc_id: str, articles: Sequence[str] | None = None) -> list[Chunk]:
+        """The chunks of one document's own articles (`BODY_ROLES`: not its index, preamble, transitory articles or
+        appended reform decrees) — all of them, or those of `articles` (canonical keys) — in document order,
+        whatever version of its law the document is (the history and diff of a law read every version)."""
+        if articles is None:
+            payloads = self.store.role_payloads([doc_id], [r.value for r in BODY_ROLES])
+        else:
+            payloads = self.store.provision_payloads([doc_id], articles)
+        found = [_parse(p)[0] for p in payloads]
+        return sorted((c for c in found if c.article and c.role in BODY_ROLES), key=lambda c: c.index)
+
     def reform_decrees(self, doc_ids: Sequence[str], articles: Sequence[str]) -> list[tuple[Chunk, DocumentInfo]]:
         """The first chunk of each reform decree appended to these consolidated texts whose title amends one of
         `articles` ("DECRETO por el que se reforma el párrafo tercero del artículo 27…"), oldest decree first."""
         firsts: dict[tuple[str, str], int] = {}
-        for p in self.store.role_payloads(doc_ids, ProvisionRole.reform_decree.value,
+        for p in self.store.role_payloads(doc_ids, [ProvisionRole.reform_decree.value],
                                           ["doc_id", "index", "heading_path", "heading_kinds"]):
             title = next((text for text, kind in zip(p["heading_path"], p["heading_kinds"])
                           if kind == HeadingKind.title.value), None)

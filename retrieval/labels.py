@@ -143,20 +143,33 @@ def _provision(chunk: Chunk, marks: list[ParagraphMark]) -> list[str]:
     return parts
 
 
-def label(doc: DocumentInfo, chunk: Chunk, offset: int | None = None, end: int | None = None) -> str:
+def version_name(doc: DocumentInfo, chunk: Chunk | None = None) -> str:
+    """The document's name with the version it is: "Ley de Amparo (texto vigente al 16-10-2025)" — how a citation
+    names a law whose index holds several versions (its version date: last reform, else publication)."""
+    name = document_name(doc)
+    if doc.version_date is None:
+        return name
+    if chunk is not None and _english(chunk):
+        return f"{name} (as in force on {doc.version_date:%d-%m-%Y})"
+    return f"{name} (texto vigente al {doc.version_date:%d-%m-%Y})"
+
+
+def label(doc: DocumentInfo, chunk: Chunk, offset: int | None = None, end: int | None = None,
+          versioned: bool = False) -> str:
     """The citation of the span [offset, end) of this chunk (default: its start; without `end`, the provision open
-    at `offset`): "<document>, art. N, párr. M, fr. IV, p. P" and the other forms in the module docstring."""
+    at `offset`): "<document>, art. N, párr. M, fr. IV, p. P" and the other forms in the module docstring;
+    `versioned` (the index holds more than one version of the law): the name says which one it is."""
     offset = chunk.start if offset is None else offset
     page, printed = chunk.page_at(offset)
     gazette = _gazette_cite(doc)
-    parts = [document_name(doc)]
+    parts = [version_name(doc, chunk) if versioned else document_name(doc)]
     if gazette and printed and printed != doc.printed_pages[0]:  # a pin cite: "85 FR 47698, 47701"
         parts[0] = f"{gazette}, {printed}"
     if chunk.role is ProvisionRole.reform_decree:  # a decree appended to a consolidated law: name the decree
         decree = next((text for text, kind in zip(chunk.heading_path, chunk.heading_kinds)
                        if kind is HeadingKind.title), None)
         if decree:
-            parts.append(shorten(decree, MAX_NAME))
+            parts.append(shorten(decree, MAX_NAME).rstrip(",;: "))
     if chunk.article:
         parts.extend(_provision(chunk, _marks(chunk, offset, end)))
     elif chunk.role is ProvisionRole.preamble and (recital := _span([str(m.recital) if m.recital else None

@@ -10,7 +10,7 @@ first stage (evaluation sets without legal structure measure it directly).
 
 from __future__ import annotations
 
-from ingest.models import HeadingKind, LegalReference, ProvisionRole
+from ingest.models import BODY_ROLES, HeadingKind, LegalReference, ProvisionRole
 from retrieval import labels
 from retrieval.cross_encoder import load_cross_encoder
 from retrieval import rerank as second_stage
@@ -19,7 +19,6 @@ from retrieval.law_lookup import CONTEXT_DOCS, names_a_law, report, understood
 from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode, SearchResult
 
 MAX_PROVISION_CHUNKS = 12  # chunks of named articles a result may lead with
-OWN_ROLES = (ProvisionRole.text, ProvisionRole.repealed)
 
 
 def legal_search(index: Index, query: str, k: int = 10, mode: SearchMode = SearchMode.hybrid,
@@ -77,8 +76,10 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
         ranked = second_stage.rerank(query, merged, resolved, search_ranks, cross, limit=k)
     else:
         ranked = [h.model_copy(update={"rank": i}) for i, h in enumerate(merged[:k], start=1)]
+    versioned = index.versioned_laws()
     for hit in ranked:  # fresh copies: labelled in place, only the ones returned
-        hit.label = labels.label(hit.document, hit.chunk)
+        hit.versioned = hit.document.law_id in versioned
+        hit.label = labels.label(hit.document, hit.chunk, versioned=hit.versioned)
     return SearchResult(query=query, hits=ranked, references=reports)
 
 
@@ -91,7 +92,7 @@ def _in_force(found: list, ref: LegalReference, query: str) -> list:
     written in words the worded one; transitory and decree text is kept only when nothing else has the key or the
     query asks about reforms or transitory rules."""
     if not second_stage.asks_about_history(query):
-        found = [cd for cd in found if cd[0].role in OWN_ROLES] or found
+        found = [cd for cd in found if cd[0].role in BODY_ROLES] or found
     digits = any(ch.isdigit() for ch in ref.text)
     same_style = [cd for cd in found if _numbered_in_digits(cd[0]) == digits]
     return same_style or found

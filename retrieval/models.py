@@ -54,6 +54,7 @@ class SearchHit(BaseModel):
     label: str = ""  # as a lawyer cites it: "Ley de Amparo, art. 17, p. 9"
     via: str = "search"  # "search" (hybrid/dense/bm25 retrieval) or "reference" (looked up by a parsed reference)
     features: dict[str, float] = {}  # the reranker's features and score, when it ran
+    versioned: bool = False  # the index holds several versions of this hit's law: its label names the version
 
 
 class ResolvedReference(BaseModel):

@@ -49,6 +49,15 @@ def in_force(documents: Iterable[DocumentInfo], on: dt.date | None = None) -> In
     return InForce(on, tuple(sorted(superseded)), tuple(sorted(predates)))
 
 
+def versioned(documents: Iterable[DocumentInfo]) -> frozenset[str]:
+    """The laws held in more than one dated version: a citation of any of them names its version."""
+    dates: dict[str, set[dt.date]] = defaultdict(set)
+    for doc in documents:
+        if doc.law_id and doc.version_date is not None:
+            dates[doc.law_id].add(doc.version_date)
+    return frozenset(law_id for law_id, held in dates.items() if len(held) > 1)
+
+
 def versions_of(documents: Iterable[DocumentInfo], law_id: str) -> list[DocumentInfo]:
     """The versions of one law held in the index, oldest first."""
     return sorted((d for d in documents if d.law_id == law_id),

@@ -45,7 +45,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from gaceta.api.deps import require_api_key, require_schema_key
 from gaceta.api.pages import Busy, PageRenderer
-from gaceta.api.routes import attribute, documents, ingest, query
+from gaceta.api.routes import attribute, documents, ingest, laws, query
 from gaceta.api.schemas import Health, errors, without_home
 from retrieval.owner import owner_id
 from retrieval.settings import Settings
@@ -285,7 +285,7 @@ def create_app(settings: Settings | None = None, index=None, open_index: Callabl
     # Without a key the routes carry no auth dependency at all (resolving it was 5% of a worker's /search time).
     protected = [Depends(require_api_key)] if settings.api_key else []
     unauthorised = errors(401) if settings.api_key else {}
-    routers = (query.router, documents.router, ingest.router, attribute.router)
+    routers = (query.router, documents.router, ingest.router, attribute.router, laws.router)
     for router in routers:
         app.include_router(router, dependencies=protected, responses=unauthorised)
 

@@ -476,6 +476,8 @@ class AttributeRequest(BaseModel):
     llm: StrictBool = Field(False, description="Re-judge the sentences without quotes with the server's chat model "
                       "(GACETA_OPENAI_BASE_URL); when none is configured or it fails, the offline verdicts stand "
                       "and `fallback_reason` says why.")
+    as_of: IsoDate | None = Field(None, description="Check against each law in the version in force on this day "
+                                  "(YYYY-MM-DD); unset: today.")
 
 
 class AttributionResponse(AttributionResult):

@@ -100,6 +100,8 @@ def register(app: typer.Typer) -> None:
         rerank: str = typer.Option(None, "--rerank", help="on | off (default: GACETA_RERANK, on)."),
         llm: bool = typer.Option(False, "--llm", help="Re-judge the sentences without quotes with the chat model "
                                  "at GACETA_OPENAI_BASE_URL (offline when none is configured)."),
+        as_of: str = typer.Option(None, "--as-of", help="Check against each law in the version in force on this "
+                                  "day (YYYY-MM-DD; default today)."),
     ) -> None:
         """Check a text against the indexed documents: which sentences the sources back, and whether each quote
         («…», “…”, "…") is exact, altered, or attributed to the wrong article or law."""
@@ -115,9 +117,13 @@ def register(app: typer.Typer) -> None:
             fail(str(exc))
         if question is not None and not question.strip():
             fail("the question is empty")
+        from gaceta.cli.search_cmd import as_of_day
+
+        day = as_of_day(as_of)
         config = settings()
         wants_rerank = None if rerank is None else rerank == "on"
-        body = {"text": text, "question": question, "doc_ids": doc_ids, "rerank": wants_rerank, "llm": llm}
+        body = {"text": text, "question": question, "doc_ids": doc_ids, "rerank": wants_rerank, "llm": llm,
+                "as_of": day.isoformat() if day else None}
         result = via_owner(config, lambda owner: owner.attribute(body))
         if result is NO_OWNER:
             index = open_index(config)
@@ -125,7 +131,7 @@ def register(app: typer.Typer) -> None:
                 try:
                     result = attribute_text(index, text, question=question, doc_ids=doc_ids,
                                             rerank=config.rerank if wants_rerank is None else wants_rerank,
-                                            llm=llm, settings=config)
+                                            llm=llm, settings=config, as_of=day)
                 except UnknownDocuments as exc:
                     fail(str(exc))
             from gaceta.api.schemas import AttributionResponse

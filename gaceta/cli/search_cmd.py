@@ -48,17 +48,22 @@ def parse_filters(items: list[str]):
     return SearchFilters(**fields)
 
 
+def as_of_day(as_of: str | None, option: str = "--as-of") -> dt.date | None:
+    """A day given on the command line (YYYY-MM-DD), or a clear failure."""
+    if as_of is None:
+        return None
+    try:
+        return dt.date.fromisoformat(as_of)
+    except ValueError:
+        fail(f"bad {option} {as_of!r}: use YYYY-MM-DD")
+
+
 def with_as_of(filters, as_of: str | None):
     """`--as-of YYYY-MM-DD` on top of the `--filter`s: each law in the version in force on that day."""
     from retrieval.models import SearchFilters
 
-    if as_of is None:
-        return filters
-    try:
-        day = dt.date.fromisoformat(as_of)
-    except ValueError:
-        fail(f"bad --as-of {as_of!r}: use YYYY-MM-DD")
-    return (filters or SearchFilters()).model_copy(update={"as_of": day})
+    day = as_of_day(as_of)
+    return filters if day is None else (filters or SearchFilters()).model_copy(update={"as_of": day})
 
 
 def _print_references(references) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 
+from retrieval import labels
 from retrieval.answers.base import AnswerError, Backend, Draft
 from retrieval.answers.coverage import compute_coverage
 from retrieval.answers.extractive import NOT_FOUND, ExtractiveAnswerer
@@ -123,9 +124,28 @@ def _absent(question: str, backend: str, references: list[ResolvedReference]) ->
                   coverage=NO_CLAIMS, found=False, references=references)
 
 
-def _with_notice(answer: Answer, references: list[ResolvedReference]) -> Answer:
-    """The answer opened by the notice of the named laws that are absent (none: unchanged)."""
-    notice = absent_notice(references)
+def predates_notice(index, hits: list[SearchHit], filters: SearchFilters | None) -> str:
+    """ "El 01-01-2020 es anterior a la versión más antigua de Ley de Amparo en el índice (texto vigente al
+    13-03-2025): se cita esa versión." — for each law the answer draws on whose every version held is later than
+    the day asked about (`retrieval.versions.InForce.predates`)."""
+    day = filters.as_of if filters is not None else None
+    if day is None:
+        return ""
+    early = set(index.in_force(day).predates)
+    laws = {h.document.law_id: h.document for h in hits if h.document.law_id in early}
+    out = []
+    for doc in laws.values():
+        oldest = min((d for d in index.document_infos() if d.law_id == doc.law_id and d.version_date),
+                     key=lambda d: d.version_date, default=doc)
+        out.append(f"El {day:%d-%m-%Y} es anterior a la versión más antigua de {labels.version_name(oldest)} en el "
+                   f"índice: se cita esa versión.")
+    return " ".join(out)
+
+
+def _with_notice(answer: Answer, references: list[ResolvedReference], early: str = "") -> Answer:
+    """The answer opened by the notice of the named laws that are absent and of a day before every version held
+    (none: unchanged)."""
+    notice = " ".join(n for n in (absent_notice(references), early) if n)
     if notice:
         answer.content.insert(0, TextSegment(text=notice + "\n\n"))
     return answer
@@ -177,7 +197,8 @@ def ask(index, question: str, k: int = 8, filters: SearchFilters | None = None, 
     if answers_nothing(references):
         return _absent(question, backend.name, references)
     answer = _with_notice(answer_hits(question, hits, backend, index.embedder, make_judge(settings), references,
-                                      index.catalog().topic_laws(question)), references)
+                                      index.catalog().topic_laws(question)), references,
+                          predates_notice(index, hits, filters))
     answer.references = references
     if reason and answer.fallback_reason is None:
         answer.fallback_reason = reason
@@ -198,7 +219,8 @@ def ask_stream(index, question: str, k: int = 8, filters: SearchFilters | None =
             yield CoverageEvent(coverage=answer.coverage)
             yield DoneEvent(answer=answer)
             return
-        notice = absent_notice(references)
+        early = predates_notice(index, hits, filters)
+        notice = " ".join(n for n in (absent_notice(references), early) if n)
         yield SourcesEvent(sources=hits, references=references)
         if notice:
             yield TextEvent(segment=0, text=notice + "\n\n")
@@ -210,7 +232,7 @@ def ask_stream(index, question: str, k: int = 8, filters: SearchFilters | None =
                                                offset=1 if notice else 0, references=references,
                                                topics=index.catalog().topic_laws(question))
         if notice:
-            answer = _with_notice(answer, references)
+            answer = _with_notice(answer, references, early)
         answer.references = references
         yield CoverageEvent(coverage=answer.coverage)
         yield DoneEvent(answer=answer)

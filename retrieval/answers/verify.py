@@ -117,7 +117,7 @@ class Verifier:
                 "verified": verified,
                 "score": round(float(score), 2),
                 "source_index": source_index,
-                "label": labels.label(hit.document, chunk, start, end if verified else None),  # "fr. I–II"
+                "label": labels.label(hit.document, chunk, start, end if verified else None, hit.versioned),  # "fr. I–II"
                 "article": chunk.article,
                 "paragraph": mark.paragraph if mark is not None and chunk.article else None,
                 "notes": labels.notes_after(chunk, end) if verified else [],

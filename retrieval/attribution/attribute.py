@@ -31,6 +31,7 @@ How it decides:
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import re
 from collections.abc import Sequence
@@ -269,7 +270,7 @@ def _search_quotes(ctx: _Context, quotes: list[QuoteSpan], claims: list[_Claim |
     found: list[list[SearchHit]] = [[] for _ in quotes]
     for i, claim in enumerate(claims):
         if searchable(claim) and claim.articles:
-            for chunk, document in ctx.index.provisions(searchable(claim), claim.articles):
+            for chunk, document in ctx.index.provisions(searchable(claim), claim.articles, ctx.filters):
                 found[i].append(SearchHit(chunk=chunk, document=document, score=0.0, rank=1, via="reference"))
     for owner, hits in zip(owners, ctx.index.search_many(searches) if searches else []):
         found[owner].extend(hits)
@@ -369,9 +370,11 @@ def _sentence_hits(ctx: _Context, texts: list[str], rerank: bool) -> list[list[S
 
 
 def attribute(index, text: str, question: str | None = None, doc_ids: Sequence[str] | None = None,
-              rerank: bool = True, llm: bool = False, settings: Settings | None = None) -> AttributionResult:
+              rerank: bool = True, llm: bool = False, settings: Settings | None = None,
+              as_of: dt.date | None = None) -> AttributionResult:
     """Attribute `text` against the index (or only the documents `doc_ids`), retrieving with each sentence and,
-    when given, `question`. `llm`: re-judge the sentences without quotes with the configured chat model
+    when given, `question`; each law in the version in force on `as_of` (default today: `retrieval.versions`).
+    `llm`: re-judge the sentences without quotes with the configured chat model
     (`retrieval.attribution.llm_pass`); when it is not configured or fails, the offline verdicts stand and
     `fallback_reason` says why."""
     doc_ids = checked_input(text, doc_ids)
@@ -379,7 +382,7 @@ def attribute(index, text: str, question: str | None = None, doc_ids: Sequence[s
     if unknown:
         raise UnknownDocuments(unknown)
     question = (question or "").strip()
-    ctx = _Context(index, SearchFilters(doc_ids=doc_ids) if doc_ids else None)
+    ctx = _Context(index, SearchFilters(doc_ids=doc_ids, as_of=as_of) if doc_ids or as_of else None)
     ctx.text = text
     embedder = _CachedEmbedder(index.embedder)
 
@@ -486,7 +489,9 @@ def attribute(index, text: str, question: str | None = None, doc_ids: Sequence[s
     for spans in [*quote_claims, *sentence_claims.values()]:
         for hit, _, _ in spans:
             sources.setdefault(hit.chunk.chunk_id, hit)
-    hits = [h.model_copy(update={"rank": r}) for r, h in enumerate(sources.values(), start=1)]
+    versioned = index.versioned_laws()
+    hits = [h.model_copy(update={"rank": r, "versioned": h.document.law_id in versioned})
+            for r, h in enumerate(sources.values(), start=1)]
     verifier = Verifier(hits)
 
     def verified(spans: list[tuple[SearchHit, int, int]]) -> list[Citation]:
@@ -505,7 +510,7 @@ def attribute(index, text: str, question: str | None = None, doc_ids: Sequence[s
         sentences[i].citations = verified(spans)
         content[sentences[i].segment].citations = sentences[i].citations
     for hit in hits:
-        hit.label = labels.label(hit.document, hit.chunk)
+        hit.label = labels.label(hit.document, hit.chunk, versioned=hit.versioned)
 
     summary = AttributionSummary(
         sentences=sum(s.support is not None for s in sentences),

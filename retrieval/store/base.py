@@ -446,11 +446,13 @@ class Store(ABC):
                       must_not=base.must_not)
         return list(self._scroll(where, True))
 
-    def role_payloads(self, doc_ids: Sequence[str], role: str, fields: list[str] | bool = True) -> list[dict[str, Any]]:
-        """Payloads (or the named fields) of the complete chunks of `doc_ids` whose provision role is `role`."""
-        if not doc_ids:
+    def role_payloads(self, doc_ids: Sequence[str], roles: Sequence[str],
+                      fields: list[str] | bool = True) -> list[dict[str, Any]]:
+        """Payloads (or the named fields) of the complete chunks of `doc_ids` whose provision role is one of `roles`
+        (whatever version of its law each document is)."""
+        if not doc_ids or not roles:
             return []
-        return list(self._scroll(Where(must=(_COMPLETE, Match("doc_id", tuple(doc_ids)), Match("role", (role,)))),
+        return list(self._scroll(Where(must=(_COMPLETE, Match("doc_id", tuple(doc_ids)), Match("role", tuple(roles)))),
                                  fields))
 
     def document_payloads(self) -> list[dict[str, Any]]:

@@ -17,28 +17,19 @@ import pytest
 from typer.testing import CliRunner
 
 from gaceta.cli import app
-from ingest.parse import parse_pdf
 from retrieval.index import Index
 from retrieval.legal_search import legal_search
 from retrieval.models import SearchFilters
 from retrieval.settings import Settings
-from tests.conftest import PDFS, SHARED
 
-BEFORE = SHARED / "data" / "laws" / "mx_ley_de_amparo_DOF_2025-03-13.pdf"
-AFTER = PDFS / "mx_ley_de_amparo.pdf"
 OLD = "Las personas morales oficiales estarán exentas de prestar las garantías"
 NEW = "los organismos descentralizados, las empresas públicas del Estado"
 QUESTION = "¿Qué establece el artículo 7o. de la Ley de Amparo?"
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory) -> Path:
-    home = tmp_path_factory.mktemp("versions")
-    with Index.open(Settings(home=home)) as index:
-        for path in (BEFORE, AFTER):
-            index.add_documents(parse_pdf(path).documents)
-        index.optimize()
-    return home
+def home(amparo_versions) -> Path:
+    return amparo_versions
 
 
 @pytest.fixture(scope="module")

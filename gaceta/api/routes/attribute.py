@@ -33,7 +33,8 @@ async def attribute_route(body: AttributeRequest, request: Request, index=Depend
     try:
         result = await run_in_threadpool(
             attribute, index, body.text, question=body.question, doc_ids=body.doc_ids,
-            rerank=settings.rerank if body.rerank is None else body.rerank, llm=body.llm, settings=settings)
+            rerank=settings.rerank if body.rerank is None else body.rerank, llm=body.llm, settings=settings,
+            as_of=body.as_of)
     except UnknownDocuments as exc:
         raise HTTPException(404, str(exc)) from None
     except AttributionInputError as exc:

@@ -1,0 +1,60 @@
+"""`GET /laws/{law}`, `/laws/{law}/diff`, `/laws/{law}/articles/{article}/diff` and `…/history`: a law's versions
+and what a reform changed (`retrieval.article_history`). `{law}` is a law id ("mx/ley-de-amparo") or the law as cited
+("Ley de Amparo", "CPEUM"); `from` / `to` are days (YYYY-MM-DD): each reads the version in force on it (defaults:
+the latest version, and the one before it)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException, Path, Query
+
+from gaceta.api.deps import get_index
+from gaceta.api.schemas import IsoDate, errors
+from retrieval.article_history import (ArticleDiff, ArticleHistory, HistoryError, Law, LawDiff, NotInIndex,
+                                       article_diff, article_history, find_law, law_diff)
+
+router = APIRouter(tags=["laws"])
+
+LawName = Annotated[str, Path(min_length=1, max_length=300, description="A law id (\"mx/ley-de-amparo\") or the "
+                                                                         "law as cited (\"Ley de Amparo\", \"CPEUM\").")]
+Article = Annotated[str, Path(min_length=1, max_length=40, description="As the law numbers it: 27, 3 Bis, 330-A.")]
+From = Annotated[IsoDate | None, Query(alias="from", description="The earlier version: the one in force on this day "
+                                                                 "(default: the version before the later one).")]
+To = Annotated[IsoDate | None, Query(alias="to", description="The later version: the one in force on this day "
+                                                             "(default: the latest held).")]
+
+
+def _answer(call):
+    try:
+        return call()
+    except NotInIndex as exc:
+        raise HTTPException(404, str(exc)) from None
+    except HistoryError as exc:
+        raise HTTPException(422, str(exc)) from None
+
+
+@router.get("/laws/{law:path}/articles/{article}/diff", response_model=ArticleDiff, responses=errors(404, 422),
+            summary="One article in two versions of its law, word by word, with the reform decrees that touch it")
+def diff_article(law: LawName, article: Article, from_: From = None, to: To = None,
+                 index=Depends(get_index)) -> ArticleDiff:
+    return _answer(lambda: article_diff(index, *find_law(index, law), article, before=from_, after=to))
+
+
+@router.get("/laws/{law:path}/articles/{article}/history", response_model=ArticleHistory,
+            responses=errors(404, 422), summary="One article in every version of its law held, dated")
+def article_versions(law: LawName, article: Article, index=Depends(get_index)) -> ArticleHistory:
+    return _answer(lambda: article_history(index, *find_law(index, law), article))
+
+
+@router.get("/laws/{law:path}/diff", response_model=LawDiff, responses=errors(404, 422),
+            summary="Which articles of a law two versions word differently, and which one adds or drops")
+def diff_law(law: LawName, from_: From = None, to: To = None, index=Depends(get_index)) -> LawDiff:
+    return _answer(lambda: law_diff(index, *find_law(index, law), before=from_, after=to))
+
+
+@router.get("/laws/{law:path}", response_model=Law, responses=errors(404, 422),
+            summary="A law and the versions of it the index holds, oldest first")
+def law_versions(law: LawName, index=Depends(get_index)) -> Law:
+    return _answer(lambda: find_law(index, law)[0])
+
