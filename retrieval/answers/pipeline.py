@@ -32,6 +32,7 @@ from retrieval.answers.models import (
     TextEvent,
     TextSegment,
 )
+from retrieval.answers.reform import ReformAnswerer, what_changed
 from retrieval.answers.support import LLMJudge
 from retrieval.answers.verify import Verifier
 from retrieval.legal_search import legal_search
@@ -74,6 +75,16 @@ def _retrieve(index, question: str, k: int, filters: SearchFilters | None,
         raise ValueError("the question is empty")
     result = legal_search(index, question, k=k, mode=SearchMode.hybrid, filters=filters, rerank=rerank)
     return result.hits, result.references
+
+
+def _for_change(index, question: str, references: list[ResolvedReference], filters: SearchFilters | None,
+                hits: list[SearchHit], backend: Backend) -> tuple[list[SearchHit], Backend]:
+    """A question about what a reform changed in an article of a law held in several versions is answered from the
+    article in both versions (`retrieval.answers.reform`); any other, from `hits` as retrieved."""
+    change = what_changed(index, question, references, filters)
+    if change is None:
+        return hits, backend
+    return change.hits, ReformAnswerer(change) if backend.name == "extractive" else backend
 
 
 def _roles(hits: list[SearchHit]) -> dict[str, str]:
@@ -196,6 +207,7 @@ def ask(index, question: str, k: int = 8, filters: SearchFilters | None = None, 
     hits, references = _retrieve(index, question, k, filters, settings.rerank if rerank is None else rerank)
     if answers_nothing(references):
         return _absent(question, backend.name, references)
+    hits, backend = _for_change(index, question, references, filters, hits, backend)
     answer = _with_notice(answer_hits(question, hits, backend, index.embedder, make_judge(settings), references,
                                       index.catalog().topic_laws(question)), references,
                           predates_notice(index, hits, filters))
@@ -212,6 +224,8 @@ def ask_stream(index, question: str, k: int = 8, filters: SearchFilters | None =
         settings = settings or Settings()
         backend, reason = _backend_or_reason(answerer or settings.answerer, settings, index.embedder)
         hits, references = _retrieve(index, question, k, filters, settings.rerank if rerank is None else rerank)
+        if not answers_nothing(references):
+            hits, backend = _for_change(index, question, references, filters, hits, backend)
         if answers_nothing(references):
             answer = _absent(question, backend.name, references)
             yield SourcesEvent(sources=[], references=references)

@@ -22,7 +22,8 @@ from typer.testing import CliRunner
 
 from gaceta.api import create_app
 from gaceta.cli import app
-from retrieval.answers.pipeline import ask
+from retrieval.answers.models import DoneEvent
+from retrieval.answers.pipeline import ask, ask_stream
 from retrieval.article_history import (HistoryError, NotInIndex, article_diff, article_history, find_law,
                                        law_diff)
 from retrieval.attribution import attribute
@@ -168,3 +169,25 @@ def test_attribution_checks_a_quote_against_the_version_in_force(index: Index) -
     now = attribute(index, text, rerank=False)
     assert then.quotes[0].status.value == "exact"
     assert now.quotes[0].status.value != "exact"
+
+
+def test_a_question_about_what_changed_quotes_both_versions(index: Index) -> None:
+    """Each version quoted where its wording differs, each citation verified against its own version; the same
+    answer streamed; a question about what the article says (no change asked) answers from the version in force."""
+    question = "¿Qué cambió en el artículo 7o. de la Ley de Amparo con la reforma de 2025?"
+    answer = ask(index, question, answerer="extractive")
+    assert answer.text.startswith("El artículo 7 de la Ley de Amparo cambió entre el texto vigente al 13-03-2025 y "
+                                  "el vigente al 16-10-2025.")
+    cited = [c for s in answer.content for c in s.citations]
+    assert all(c.verified for c in cited) and len(cited) == 2
+    old, new = cited
+    assert old.label.startswith("Ley de Amparo (texto vigente al 13-03-2025), art. 7") and "exentas" in old.cited_text
+    assert new.label.startswith("Ley de Amparo (texto vigente al 16-10-2025), art. 7") and NEW in new.cited_text
+    assert "reformado" not in answer.text  # the notes are not quoted as the law's words
+    streamed = [e for e in ask_stream(index, question, answerer="extractive") if isinstance(e, DoneEvent)]
+    assert streamed and streamed[0].answer.text == answer.text
+    same = ask(index, "¿Qué cambió en el artículo 10 de la Ley de Amparo?", answerer="extractive")
+    assert same.text.startswith("El artículo 10 de la Ley de Amparo dice lo mismo")
+    plain = ask(index, "¿Qué establece el artículo 7o. de la Ley de Amparo?", answerer="extractive")
+    labels = [c.label for s in plain.content for c in s.citations]
+    assert labels and not any("13-03-2025" in label for label in labels)
