@@ -10,6 +10,8 @@ streamable HTTP. A face, as thin as the CLI and the API: every tool is one of th
     attribute(text)                    → the API's `AttributionResponse` (sentences and quotes of any text)
     format_citation(reference)         → the parsed reference (`ingest.references`), what it resolves to in the
                                          index (`retrieval.law_lookup`), its label (`retrieval.labels`)
+    compare_versions(law, article, …)  → `retrieval.article_history.ArticleDiff` (what a reform changed)
+    article_history(law, article)      → `ArticleHistory` (the article in every version held, dated)
     list_documents(filters, …)         → the API's `DocumentPage`
     resource gaceta://documents/{id}   → a document's Markdown
 
@@ -41,6 +43,7 @@ from gaceta.api.schemas import (MAX_QUESTION_CHARS, AnswerResponse, AttributeReq
                                 ChunkResponse, DocumentResponse, FiltersIn, Hit, HitDocument, SearchRequest,
                                 SearchResponse, bounded_chunk, hit_chars)
 from ingest.models import BODY_ROLES, AmendmentNote, Chunk, DocumentInfo, LegalReference, ProvisionRole
+from retrieval.article_history import ArticleDiff, ArticleHistory
 from retrieval.documents import DocumentPage
 from retrieval.models import ResolvedReference
 from retrieval.settings import Settings
@@ -280,6 +283,18 @@ class Backend:
         wanted = SearchFilters.model_validate(filters.model_dump()) if filters is not None else None
         return self._run(lambda c: DocumentPage.model_validate(c.documents(params)),
                          lambda index: index.documents(wanted, offset=offset, limit=limit))
+
+    def law_versions(self, path: str, params: dict[str, Any], local: Callable[[Any], T], model: type[T]) -> T:
+        """A `GET /laws/…` answer (`retrieval.article_history`): through the owner, or from the index here."""
+        from retrieval.article_history import HistoryError
+
+        def here(index) -> T:
+            try:
+                return local(index)
+            except HistoryError as exc:
+                raise GacetaToolError(str(exc)) from None
+
+        return self._run(lambda c: model.model_validate(c.get(path, params)), here)
 
     def document(self, doc_id: str) -> DocumentResponse | None:
         def remote(client) -> DocumentResponse | None:
@@ -717,6 +732,42 @@ def build_server(settings: Settings | None = None):
         """Read a legal reference (Spanish forms: 'artículo 16', 'el 27 constitucional', 'fr. IV') and give the
         citation a lawyer writes, resolved against the index (document, article, paragraph, page, link)."""
         return call(lambda: format_reference(backend, reference))
+
+    @server.tool(annotations=read_only)
+    def compare_versions(
+        law: Annotated[str, Field(description="The law as cited ('Ley de Amparo', 'CPEUM') or its law id "
+                                  "('mx/ley-de-amparo').", min_length=1, max_length=300)],
+        article: Annotated[str, Field(description="The article as the law numbers it: '7o', '129'.", min_length=1,
+                                      max_length=40)],
+        from_date: Annotated[dt.date | None, Field(description="The earlier version: the one in force on this day "
+                                                   "(default: the version before the later one).")] = None,
+        to_date: Annotated[dt.date | None, Field(description="The later version: the one in force on this day "
+                                                 "(default: the latest held).")] = None,
+    ) -> ArticleDiff:
+        """What a reform changed in one article: its verbatim text in two versions of its law, each with its
+        citation label naming the version, the wording aligned word by word (amendment notes apart), the notes and
+        the reform decrees the later text prints for it. Status: changed | unchanged | added | removed."""
+        from retrieval.article_history import article_diff, find_law
+
+        path = f"/laws/{url_quote(law, safe='')}/articles/{url_quote(article, safe='')}/diff"
+        params = {k: v.isoformat() for k, v in (("from", from_date), ("to", to_date)) if v}
+        return call(lambda: backend.law_versions(
+            path, params, lambda index: article_diff(index, *find_law(index, law), article, from_date, to_date),
+            ArticleDiff))
+
+    @server.tool(annotations=read_only)
+    def article_history(
+        law: Annotated[str, Field(description="The law as cited or its law id.", min_length=1, max_length=300)],
+        article: Annotated[str, Field(description="The article as the law numbers it.", min_length=1,
+                                      max_length=40)],
+    ) -> ArticleHistory:
+        """One article in every version of its law the index holds, oldest first: each version's date, its text
+        and label, and whether it changed from the version before (first | changed | unchanged | added | removed)."""
+        from retrieval.article_history import article_history as history, find_law
+
+        path = f"/laws/{url_quote(law, safe='')}/articles/{url_quote(article, safe='')}/history"
+        return call(lambda: backend.law_versions(
+            path, {}, lambda index: history(index, *find_law(index, law), article), ArticleHistory))
 
     @server.tool(annotations=read_only)
     def list_documents(filters: Filters = None, offset: Annotated[int, Field(ge=0)] = 0,

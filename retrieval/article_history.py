@@ -19,6 +19,7 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 from itertools import groupby
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 from rapidfuzz.distance import Levenshtein
@@ -26,9 +27,11 @@ from rapidfuzz.distance import Levenshtein
 from ingest.models import AmendmentNote, Chunk, DocumentInfo, HeadingKind
 from ingest.references import article_key
 from retrieval import labels
-from retrieval.index import Index
 from retrieval.law_lookup import understood
 from retrieval.versions import versions_of
+
+if TYPE_CHECKING:
+    from retrieval.index import Index
 
 _TOKEN = re.compile(r"\w+|[^\w\s#*_|>`]")  # words and punctuation, not Markdown marks
 _MARKS = re.compile(r"[#*_|>`]+")

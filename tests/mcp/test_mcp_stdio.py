@@ -9,7 +9,8 @@ import pytest
 
 from tests.conftest import pdf
 
-TOOLS = {"search", "get_provision", "ask", "check_quote", "attribute", "format_citation", "list_documents"}
+TOOLS = {"search", "get_provision", "ask", "check_quote", "attribute", "format_citation", "list_documents",
+         "compare_versions", "article_history"}
 CPEUM_NAME = "Constitución Política de los Estados Unidos Mexicanos"
 
 

@@ -88,6 +88,15 @@ def test_mcp_get_provision_as_of(home: Path) -> None:
                 assert not result.is_error, result.content[0].text
                 text = " ".join(result.structured_content["text"].split())
                 assert want in text and not_want not in text
+            result = mcp.call("compare_versions", law="Ley de Amparo", article="7o")
+            assert not result.is_error, result.content[0].text
+            diff = result.structured_content
+            assert diff["status"] == "changed" and {"op": "replace", "before": "exentas", "after": "exentos"} in \
+                diff["changes"]
+            result = mcp.call("article_history", law="mx/ley-de-amparo", article="129")
+            assert [v["status"] for v in result.structured_content["versions"]] == ["first", "changed"]
+            result = mcp.call("compare_versions", law="Código Penal Federal", article="7")
+            assert result.is_error and "not a law in the index" in result.content[0].text
 
 
 def test_documents_list_their_law_and_version(home: Path, monkeypatch) -> None:
