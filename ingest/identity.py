@@ -84,7 +84,7 @@ def legal_case(title: str) -> str:
         low = word.lower()
         if i and low.strip(",.;:") in small:
             out.append(low)
-        elif re.fullmatch(r"[IVXLC]+[,.;:]?", word):
+        elif re.fullmatch(r"(?=[IVXLC])C{0,3}(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})[,.;:]?", word):  # not "CIVIL"
             out.append(word)
         else:
             out.append(low[:1].upper() + low[1:])
@@ -167,8 +167,24 @@ _SECTION_LABEL = re.compile(r"^(?:T[IÍ]TULO|CAP[IÍ]TULO|SECCI[OÓ]N|ART[IÍ]CU
                             r"TABLE OF CONTENTS|PAGE\b|P[AÁ]GINA)\b", re.I)
 
 
+# Lines that describe the file, not the document: its format, the device it is laid out for, a banner ("Versión PDF
+# para vista en dispositivo móvil Android y Apple iOS", "Versión para imprimir", "TEXTO VIGENTE", "Documento
+# descargado de …"). A cover prints them beside the law's name; they are never its title.
+_FILE_LINE = re.compile(
+    r"^(?:versi[oó]n\s+(?:pdf|para\s+(?:imprimir|impresi[oó]n|vista|dispositivos?|lectura)|m[oó]vil|electr[oó]nica|"
+    r"accesible|web|en\s+l[ií]nea|html|word)\b|texto\s+vigente\W*$|documento\s+descargado\b|descargad[oa]\s+de\b|"
+    r"formato\s+(?:accesible|pdf|m[oó]vil|para\s+imprimir)\b|(?:copia|documento)\s+(?:de\s+consulta|informativ[oa])\W*$)"
+    r"|\bdispositivos?\s+m[oó]vil(?:es)?\b|\bAndroid\b|\bApple\s+iOS\b|\blectores?\s+de\s+pantalla\b", re.I)
+
+
+def describes_file(text: str) -> bool:
+    """Does this line describe the file (format, device, a "texto vigente" banner) rather than name a document?"""
+    return bool(_FILE_LINE.search(" ".join(text.split())))
+
+
 def _acceptable_title(text: str) -> bool:
-    return bool(text) and not _SECTION_LABEL.match(text.strip()) and not _noise(text) and len(text) <= 3000
+    return bool(text) and not _SECTION_LABEL.match(text.strip()) and not _noise(text) and len(text) <= 3000 \
+        and not describes_file(text)
 
 
 def _opener_block(ev: Evidence, skip: str | None = None) -> str | None:
@@ -239,6 +255,8 @@ def _consolidated(ev: Evidence) -> Identity | None:
         return None
     name_lines: list[str] = []
     for text in ev.page_headers or ev.top:
+        if describes_file(text):  # a cover's device or format line beside the law's name
+            continue
         if _HEADER_STOP.search(text) or re.fullmatch(r"\d+(?:\s+de\s+\d+)?", text):
             if name_lines:
                 break
@@ -519,8 +537,51 @@ def _self_reference(text: str) -> DocType | None:
     return kind if n >= 1 else None
 
 
+# The first line of a DOF document's body, after its title: the seal, the legal basis, the recitals.
+_BODY_OPENER = re.compile(r"^(?:Al\s+margen|Con\s+fundamento|CONSIDERANDO|Que\s|En\s+(?:la|el)\s|De\s+conformidad|"
+                          r"[IVX]+\.\s|\d+\.\s|PRIMER[OA]\b|[ÚU]NIC[OA]\b)", re.I)
+_TITLE_END = (".", ".)", ".”", '."')
+
+
+def _to_its_end(title: str, ev: Evidence) -> str:
+    """A title that stops before its grammar does — a DOF title ends with its full stop — carried on to that stop by
+    the lines that follow it in the document: the line a page break set on the next page ("…del Instituto Nacional de
+    Migración, / y el Estado de Tabasco."), a subtitle printed under a short heading ("ANEXO 4 F" / "Programas-…
+    en materia de Salud Pública."). Lines in the title's style go on until one ends the sentence; a line in another
+    style is taken only when it ends it. No full stop within a few lines: the title stands as read."""
+    if not title or title.rstrip().endswith(_TITLE_END):
+        return title
+    target = fold(title)
+    lines = ev.lines[:80]
+    end = first = None
+    for i, ln in enumerate(lines):
+        acc = fold(ln.text)
+        if not acc or not target.startswith(acc):
+            continue
+        j = i + 1
+        while acc != target and j < len(lines) and target.startswith(f"{acc} {fold(lines[j].text)}"):
+            acc, j = f"{acc} {fold(lines[j].text)}", j + 1
+        if acc == target:
+            end, first = j, ln
+            break
+    if end is None or first is None:
+        return title
+    more: list[str] = []
+    for ln in lines[end:end + 6]:
+        text = ln.text.strip()
+        if not text or len(text) > 250 or _SECTION_LABEL.match(text) or _BODY_OPENER.match(text):
+            break
+        styled = ln.bold == first.bold and abs(ln.size - first.size) < 0.6
+        if not styled and (more or not text.endswith(_TITLE_END)):
+            break
+        more.append(text)
+        if text.endswith(_TITLE_END):
+            return _clean(" ".join([title, *more]))
+    return title
+
+
 def _dof(ev: Evidence) -> Identity:
-    title = _clean(ev.edition_title or "")
+    title = _to_its_end(_clean(ev.edition_title or ""), ev)
     if not title or not _acceptable_title(title):
         title = _opener_block(ev, skip=ev.edition_body) or _first_title_block(ev) or title or UNTITLED
     ident = Identity(title=title, gazette="DOF", issuing_body=ev.edition_body, publication_date=ev.dof_date,
