@@ -187,6 +187,18 @@ def _acceptable_title(text: str) -> bool:
         and not describes_file(text)
 
 
+def _next_row(ln: Line, nxt: Line) -> float | None:
+    """How far `nxt` is set right under `ln` (overlapping it along the text), or None: on a page turned landscape
+    (vertical lines, an annex's rotated table) the next row lies beside it across the page."""
+    if ln.vertical and nxt.vertical:
+        gap = max(nxt.x0 - ln.x1, ln.x0 - nxt.x1)
+        along = min(nxt.y1, ln.y1) > max(nxt.y0, ln.y0)
+        return gap if along and -1 <= gap < 1.5 * max(ln.width, 1) else None
+    gap = nxt.y0 - ln.y1
+    along = min(nxt.x1, ln.x1) > max(nxt.x0, ln.x0)
+    return gap if along and -1 <= gap < 1.5 * max(ln.height, 1) else None
+
+
 def _opener_block(ev: Evidence, skip: str | None = None) -> str | None:
     """A document opener among the first lines ("ACUERDO GENERAL 01/2021 DEL PLENO…", "ANEXO 4 F"): a bold or
     upper-case line whose first vocabulary word is a type, merged with the lines that continue it in its style."""
@@ -198,19 +210,20 @@ def _opener_block(ev: Evidence, skip: str | None = None) -> str | None:
         if type_of_title(text) in (None, DocType.indice):
             continue
         block = [ln]
-        for nxt in lines[i + 1:i + 12]:
+        for nxt in ev.lines[i + 1:]:  # the title's style and its full stop end it, not a line count
             same = nxt.bold == ln.bold and abs(nxt.size - ln.size) < 0.6 and nxt.page == ln.page
-            if not same or _SECTION_LABEL.match(nxt.text.strip()) or re.match(r"^(?:PRIMERO|[IVX]+\.)", nxt.text):
+            if not same or _SECTION_LABEL.match(nxt.text.strip()) or re.match(r"^(?:PRIMERO|[IVX]+\.)", nxt.text) \
+                    or sum(len(b.text) for b in block) > MAX_TITLE_CHARS:
                 break
             block.append(nxt)
             if nxt.text.rstrip().endswith(".") and len(block) > 1:
                 break
         if len(block) == 1 and not text.endswith("."):  # "ANEXO 4 F" + the subtitle line printed right below it
             below = [nxt for nxt in lines if nxt is not ln and nxt.page == ln.page and len(nxt.text) < 200
-                     and -1 <= nxt.y0 - ln.y1 < 1.5 * max(ln.height, 1) and nxt.size >= ln.size - 0.6
-                     and min(nxt.x1, ln.x1) > max(nxt.x0, ln.x0) and not _SECTION_LABEL.match(nxt.text.strip())]
+                     and _next_row(ln, nxt) is not None and nxt.size >= ln.size - 0.6
+                     and not _SECTION_LABEL.match(nxt.text.strip())]
             if below:
-                block.append(min(below, key=lambda nxt: nxt.y0))
+                block.append(min(below, key=lambda nxt: _next_row(ln, nxt)))
         return _clean(" ".join(b.text.strip() for b in block))
     return None
 
@@ -365,30 +378,65 @@ _NUMBERED_ACT = re.compile(
     r"(?:\s+(?:DE|DEL)\s+(?:(?:\d{1,2}\s+DE\s+\w+\s+DE(?:L)?\s+)?)(\d{4}))?\b", re.I)
 
 
+_ACT_WORD = re.compile(r"^(?:LEY|DECRETO|RESOLUCI[ÓO]N|ACUERDO|AUTO|CIRCULAR|ORDENANZA|Ley|Decreto|Resoluci[óo]n|Acuerdo|"
+                       r"Auto|Circular|Ordenanza)\b(?!\s+[a-záéíóúñ])")
+_ACT_DATE = re.compile(r"^\((?:([a-záéíóú]+)\s+(\d{1,2})|(\d{1,2})\s+de\s+([a-záéíóú]+))\)$", re.I)  # "(diciembre 22)"
+_PURPOSE = re.compile(r"^(?:por\s+(?:la|el|medio)|mediante|que\b|\"|“)", re.I)
+
+
+def _act_head(lines: list[Line], i: int) -> tuple[str, int] | None:
+    """The act's rank, number and year from line `i` on, wherever its lines break them ("ACUERDO" / "No. 123 DE
+    2020", "ACUERDO No. 123" / "DE 2020"): the lines in the head's style that the pattern reads whole; the head and
+    the index of the line after it."""
+    ln = lines[i]
+    head, j = ln.text.strip(), i + 1
+    while j < min(len(lines), i + 3):
+        nxt = lines[j]
+        cand = f"{head} {nxt.text.strip()}"
+        m = _NUMBERED_ACT.match(cand)
+        if nxt.page != ln.page or not (nxt.bold or nxt.caps > 0.6) or not m or m.end() < len(cand.rstrip(" .")):
+            break
+        head, j = cand, j + 1
+    return (head, j) if _NUMBERED_ACT.match(head) else None
+
+
 def _numbered_act(ev: Evidence) -> Identity | None:
+    """A Latin-American numbered act: its head (rank, number, year: "LEY 99 DE 1993"), its date in parentheses
+    ("(diciembre 22)"), then its purpose ("por la cual se crea …") over as many lines as the title's style and its
+    grammar hold — the title ends at its full stop or where the style changes (the preamble, "EL CONCEJO …")."""
     lines = ev.lines[:25]
     for i, ln in enumerate(lines):
-        m = _NUMBERED_ACT.match(ln.text.strip())
-        if not m or not (ln.bold or ln.caps > 0.6):
+        if not _ACT_WORD.match(ln.text.strip()) or not (ln.bold or ln.caps > 0.6):
             continue
-        title = [ln.text.strip()]
-        rest = []
-        for nxt in lines[i + 1:i + 12]:
+        found = _act_head(lines, i)
+        if found is None:
+            continue
+        head, k = found
+        m = _NUMBERED_ACT.match(head)
+        rest: list[str] = []
+        first: Line | None = None
+        act_date = None
+        for nxt in ev.lines[k:k + 16]:
             t = nxt.text.strip()
-            if re.fullmatch(r"\(.{3,40}\)", t) and not rest:  # "(diciembre 22)"
+            if (d := _ACT_DATE.match(t)) and not rest:  # "(diciembre 22)": the act's date, its year in the head
+                if m.group(3):
+                    day, month = (d.group(2), d.group(1)) if d.group(1) else (d.group(3), d.group(4))
+                    act_date = _date_of(f"{day} de {month} de {m.group(3)}")
                 continue
-            if not rest and not re.match(r"^(?:por\s+(?:la|el|medio)|mediante|que\b|\"|“)", t, re.I):
+            if not rest and not _PURPOSE.match(t):
                 break
-            if rest and (re.match(r"^(?:El|La|EL|LA)\s+[A-ZÁÉÍÓÚ]", t) and rest[-1].rstrip().endswith((".", ","))
-                         or _SECTION_LABEL.match(t)):
+            if rest and (_SECTION_LABEL.match(t) or first is not None and (nxt.bold != first.bold
+                                                                            or abs(nxt.size - first.size) >= 0.6)
+                         or re.match(r"^(?:El|La|EL|LA)\s+[A-ZÁÉÍÓÚ]", t) and rest[-1].rstrip().endswith((".", ","))):
                 break
+            first = first or nxt
             rest.append(t)
             if t.rstrip().endswith("."):
                 break
-        ident = Identity(title=_clean(" ".join(title + rest)), doc_type=_TYPE_WORDS.get(fold(m.group(1)),
+        ident = Identity(title=_clean(" ".join([head, *rest])), doc_type=_TYPE_WORDS.get(fold(m.group(1)),
                                                                                          DocType.otro))
         ident.number = m.group(2)
-        ident.short_title = _clean(ln.text.strip())
+        ident.short_title = _clean(head)
         text = _text(ev.lines, 60)
         ident.issuing_body = _promulgator(text) or _body_heading(ev)
         top = " ".join(ev.top + ev.headers)
@@ -397,7 +445,7 @@ def _numbered_act(ev: Evidence) -> Identity | None:
             ident.publication_date = _date_of(top)
             if m2 := re.search(r"\bN\.\s*(\d+)", top):
                 ident.issue = f"núm. {m2.group(1)}"
-        ident.publication_date = ident.publication_date or _date_of(text) or _date_of(ev.tail)
+        ident.publication_date = ident.publication_date or act_date or _date_of(text) or _date_of(ev.tail)
         return ident
     return None
 
@@ -465,7 +513,9 @@ def _first_title_block(ev: Evidence) -> str | None:
     while i and _same_row_piece(lines[i - 1], first):  # a headline set across the row in pieces (a scanned page)
         i -= 1
     block = lines[i:lines.index(first) + 1]
-    for nxt in lines[lines.index(first) + 1:lines.index(first) + 6]:
+    for nxt in lines[lines.index(first) + 1:]:  # while the style holds, not a line count
+        if sum(len(b.text) for b in block) > MAX_TITLE_CHARS:
+            break
         if abs(nxt.size - first.size) < 0.6 and nxt.bold == first.bold and nxt.page == first.page \
                 and nxt.y0 - block[-1].y1 < 2.5 * max(first.height, 1) and not _SECTION_LABEL.match(nxt.text) \
                 or _same_row_piece(nxt, block[-1]):
@@ -616,7 +666,8 @@ def identify(ev: Evidence) -> Identity:
     if ident.short_title is None:
         _spanish_act(ident)
     if ident.issuing_body is None:
-        ident.issuing_body = _letterhead(ev.page_headers or ev.headers)
+        ident.issuing_body = _letterhead(ev.page_headers or ev.headers, ev.top,
+                                         [ln.text for ln in ev.lines[:_LETTERHEAD_LINES]])
     if ident.last_reform_date is None and (m := _LAST_MODIFIED.search(  # a BOE consolidated text's version, printed
             " ".join([_text(ev.lines, 80), *(h.label for h in ev.headings)]))):  # after its index
         ident.last_reform_date = _date_of(m.group(1))
@@ -699,20 +750,41 @@ def _boe_consolidated(ev: Evidence, ident: Identity) -> None:
             return
 
 
-# The institution a letterhead names, printed atop every page of a court's, a municipality's or a district's text.
-_INSTITUTION = re.compile(r"^(?:TRIBUNAL|JUZGADO|SALA|CORTE|CONSEJO|SECRETAR[ÍI]A|ALCALD[ÍI]A|AYUNTAMIENTO|"
-                          r"MUNICIPIO|PRESIDENCIA\s+MUNICIPAL|GOBIERNO|PODER|INSTITUTO|COMISI[ÓO]N|"
-                          r"PROCURADUR[ÍI]A|FISCAL[ÍI]A|DIRECCI[ÓO]N|SUBDIRECCI[ÓO]N|CONCEJO|ASAMBLEA)\b")
+# The institution a letterhead names, printed atop every page of a court's, a municipality's or a district's text
+# ("TRIBUNAL SUPERIOR DE JUSTICIA", "H. Ayuntamiento de San Pedro Garza García", "Secretaría de Acuerdos del Distrito
+# Judicial de Tula"), in capitals or not.
+_INSTITUTION = re.compile(r"^(?:(?:H\.|Honorable)\s*)?(?:TRIBUNAL|JUZGADO|SALA|CORTE|CONSEJO|SECRETAR[ÍI]A|ALCALD[ÍI]A|"
+                          r"AYUNTAMIENTO|MUNICIPIO|PRESIDENCIA\s+MUNICIPAL|GOBIERNO|PODER|INSTITUTO|COMISI[ÓO]N|"
+                          r"PROCURADUR[ÍI]A|FISCAL[ÍI]A|DIRECCI[ÓO]N|SUBDIRECCI[ÓO]N|CONCEJO|ASAMBLEA|CABILDO|"
+                          r"JUNTA|DISTRITO\s+JUDICIAL)\b", re.I)
 
 
-def _letterhead(headers: list[str]) -> str | None:
-    """The issuing body a document's running header names ("TRIBUNAL SUPERIOR" / "DE JUSTICIA"): the first header
-    line in capitals that opens with an institution, with the capitalised lines that continue it (no digits)."""
-    for i, text in enumerate(headers):
-        if _INSTITUTION.match(text) and text.upper() == text:
+_LETTERHEAD_LINES = 4  # a letterhead printed on the first page only: among its first lines, above the title
+
+
+def _letterhead_line(text: str) -> bool:
+    """An institution's name set as a letterhead line: it opens with an institution, it is short, it is no sentence
+    (no full stop, no digits) and it is not the Chamber of Deputies' publishing header of a consolidated law."""
+    return bool(_INSTITUTION.match(text)) and len(text) <= 150 and not text.rstrip().endswith(".") \
+        and not re.search(r"\d", text) and not _HEADER_STOP.search(text) and not describes_file(text)
+
+
+def _letterhead(*sources: list[str]) -> str | None:
+    """The issuing body a document's letterhead names: from the first source that has one (its running header, the
+    top rows of its first page, its first lines), the first institution line with the lines that continue it — a
+    capitalised line without digits ("TRIBUNAL SUPERIOR" / "DE JUSTICIA"), or the unit under it ("Poder Judicial
+    del Estado de Hidalgo" / "Secretaría de Acuerdos del Distrito Judicial de Tula de Allende")."""
+    for headers in sources:
+        for i, text in enumerate(headers):
+            text = " ".join(text.split())
+            if not _letterhead_line(text):
+                continue
             lines = [text]
             for more in headers[i + 1:i + 3]:
-                if more.upper() != more or re.search(r"\d", more) or _INSTITUTION.match(more):
+                more = " ".join(more.split())
+                caps_rest = text.upper() == text and more.upper() == more and not re.search(r"\d", more) \
+                    and not _HEADER_STOP.search(more) and len(more) <= 150
+                if not (caps_rest or _letterhead_line(more)):
                     break
                 lines.append(more)
             return _clean(" ".join(lines))

@@ -226,3 +226,158 @@ def test_a_dof_title_across_a_page_break_keeps_its_distinguishing_end(dof_two_st
     assert titles == [ACUERDO, AMPLIACION.format(state="Tabasco"), AMPLIACION.format(state="Chiapas")], titles
     assert [d.doc_type for d in docs] == [DocType.acuerdo, DocType.anexo, DocType.anexo]
     assert all(d.issuing_body == SEGOB for d in docs)
+
+
+# --- 3. the issuing body a letterhead names --------------------------------------------------------------------
+
+
+def _letterhead_text(path: Path, letterhead: list[str], title: list[str], pages: int, every_page: bool,
+                     caps_head: bool = False) -> Path:
+    """A text under an institution's letterhead (on every page, or on the first only), its title in bold capitals,
+    then its body: a district court's resolution, a municipality's agreement, a tribunal's ruling."""
+    doc = pymupdf.open()
+    for n in range(1, pages + 1):
+        page = _page(doc)
+        y = 50
+        if n == 1 or every_page:
+            for k, text in enumerate(letterhead):
+                y = _line(page, y, text.upper() if caps_head else text, bold=k == 0, size=11 if k == 0 else 10,
+                          x=150)
+            y += 20
+        if n == 1:
+            _line(page, y, "Expediente número 1234/2024", size=10, x=380)
+            y += 30
+            for text in title:
+                y = _line(page, y, text, bold=True, size=10)
+            y += 10
+        while y < 650:
+            y = _para(page, y + 4, f"{_OPENERS[(int(y) + n) % len(_OPENERS)]} {BODY}")
+        _line(page, 760, f"Página {n} de {pages}", size=8, x=270)
+    return _save(doc, path)
+
+
+DISTRICT = ["Poder Judicial del Estado de Hidalgo", "Secretaría de Acuerdos del Distrito Judicial de Tula de Allende"]
+MUNICIPAL = ["H. Ayuntamiento de San Pedro Garza García, Nuevo León", "Secretaría del Ayuntamiento"]
+TRIBUNAL = ["Tribunal de Justicia Administrativa del Estado de México", "Primera Sala Regional de Toluca"]
+
+
+@pytest.mark.parametrize(("letterhead", "every_page", "caps", "title", "body", "kind"), [
+    (DISTRICT, True, False, ["RESOLUCIÓN por la que se declara la caducidad de la instancia en el juicio ordinario",
+                             "civil promovido ante este Distrito Judicial."],
+     "Poder Judicial del Estado de Hidalgo Secretaría de Acuerdos del Distrito Judicial de Tula de Allende",
+     DocType.resolucion),
+    (MUNICIPAL, False, False, ["ACUERDO por el que se aprueba el Reglamento de Tránsito y Vialidad del Municipio",
+                               "de San Pedro Garza García, Nuevo León."],
+     "H. Ayuntamiento de San Pedro Garza García, Nuevo León Secretaría del Ayuntamiento", DocType.acuerdo),
+    (TRIBUNAL, True, True, ["ACUERDO por el que se turnan los expedientes de la Primera Sala Regional."],
+     "TRIBUNAL DE JUSTICIA ADMINISTRATIVA DEL ESTADO DE MÉXICO PRIMERA SALA REGIONAL DE TOLUCA", DocType.acuerdo),
+], ids=["district-secretariat", "municipality-first-page", "tribunal-capitals"])
+def test_the_issuing_body_is_the_letterhead(tmp_path: Path, letterhead, every_page, caps, title, body, kind) -> None:
+    path = _letterhead_text(tmp_path / "letterhead.pdf", letterhead, title, 3, every_page, caps)
+    doc = parse_pdf(path).documents[0]
+    assert doc.issuing_body == body
+    assert doc.title == " ".join(title) and doc.doc_type is kind
+
+
+# --- 4. a type from the title's grammar when the title spans lines ---------------------------------------------
+
+CO_PURPOSE = ["Por el cual se adopta la Política Pública de Protección y Bienestar Animal",
+              "del Municipio de Medellín y se dictan otras disposiciones."]
+
+
+def _co_acuerdo(path: Path, head: list[str], purpose: list[str], caps_purpose: bool = False) -> Path:
+    """A Colombian municipal council's ACUERDO: the letterhead, the act's number and year (on one line or two), its
+    date in parentheses, the purpose ("Por el cual se …") over several lines, the council's preamble, ACUERDA:."""
+    doc = pymupdf.open()
+    page = _page(doc)
+    y = _line(page, 50, "REPÚBLICA DE COLOMBIA", bold=True, size=10, x=240)
+    y = _line(page, y, "CONCEJO DE MEDELLÍN", bold=True, size=10, x=245) + 20
+    for text in head:
+        y = _line(page, y, text, bold=True, size=12, x=220)
+    y = _line(page, y + 4, "(noviembre 3)", size=11, x=260) + 10
+    for text in purpose:
+        y = _line(page, y, text.upper() if caps_purpose else text, bold=True, size=11)
+    y = _para(page, y + 12, "EL CONCEJO DE MEDELLÍN, en uso de sus atribuciones constitucionales y legales, en "
+                            "especial las conferidas por el artículo 313 de la Constitución Política y la Ley 136 de "
+                            "1994,")
+    y = _line(page, y + 10, "ACUERDA:", bold=True, size=11, x=270)
+    for art in range(1, 4):
+        y = _para(page, y + 8, f"ARTÍCULO {art}. {_OPENERS[art]} {BODY}")
+    page = _page(doc)
+    y = 60
+    for art in range(4, 8):
+        y = _para(page, y + 8, f"ARTÍCULO {art}. {_OPENERS[art % len(_OPENERS)]} {BODY}")
+    _para(page, y + 20, "Dado en Medellín, a los tres (3) días del mes de noviembre de dos mil veinte (2020).")
+    return _save(doc, path)
+
+
+@pytest.mark.parametrize(("head", "caps"), [
+    (["ACUERDO No. 123 DE 2020"], False),
+    (["ACUERDO No. 123", "DE 2020"], False),
+    (["ACUERDO", "No. 123 DE 2020"], False),
+    (["ACUERDO NÚMERO 123 DE 2020"], True),
+], ids=["one-line", "year-below", "number-below", "purpose-in-capitals"])
+def test_a_colombian_acuerdo_is_typed_and_titled_whole(tmp_path: Path, head: list[str], caps: bool) -> None:
+    doc = parse_pdf(_co_acuerdo(tmp_path / "co_acuerdo.pdf", head, CO_PURPOSE, caps)).documents[0]
+    purpose = " ".join(CO_PURPOSE)
+    assert doc.doc_type is DocType.acuerdo
+    assert doc.title == f"{' '.join(head)} {purpose.upper() if caps else purpose}"
+    assert doc.number == "123" and doc.short_title == " ".join(head)
+    assert str(doc.publication_date) == "2020-11-03"
+
+
+# --- the same rules on the shared PDFs --------------------------------------------------------------------------
+
+
+def test_on_the_shared_colombian_law_the_parenthesised_date_takes_the_heads_year() -> None:
+    """co_diario_oficial_ley_99_1993.pdf prints "LEY 99 DE 1993" / "(diciembre 22)" / "por la cual se crea …"."""
+    from tests.ingest.parsed_cache import parsed
+
+    doc = parsed("co_diario_oficial_ley_99_1993.pdf").documents[0]
+    assert doc.doc_type is DocType.ley and doc.number == "99" and doc.short_title == "LEY 99 DE 1993"
+    assert doc.title.startswith("LEY 99 DE 1993 por la cual se crea el Ministerio del Medio Ambiente")
+    assert doc.title.endswith("se dictan otras disposiciones.")
+    assert str(doc.publication_date) == "1993-12-22"
+
+
+def test_on_the_shared_durango_agreement_the_letterhead_is_the_issuer() -> None:
+    """mx_durango_acuerdo_general_01-2021_judicatura.pdf: "PODER JUDICIAL DEL ESTADO DE DURANGO" / "CONSEJO DE LA
+    JUDICATURA" atop its first page, then its ACUERDO GENERAL."""
+    from tests.ingest.parsed_cache import parsed
+
+    doc = parsed("mx_durango_acuerdo_general_01-2021_judicatura.pdf").documents[0]
+    assert doc.issuing_body == "PODER JUDICIAL DEL ESTADO DE DURANGO CONSEJO DE LA JUDICATURA"
+    assert doc.doc_type is DocType.acuerdo and doc.title.startswith("ACUERDO GENERAL 01/2021 DEL PLENO")
+
+
+def test_on_the_shared_constitution_the_banner_is_not_the_title() -> None:
+    """mx_ley_CPEUM_constitucion_politica.pdf prints "TEXTO VIGENTE" under the Constitution's name."""
+    from tests.ingest.parsed_cache import parsed
+
+    doc = parsed("mx_ley_CPEUM_constitucion_politica.pdf").documents[0]
+    assert doc.title == "Constitución Política de los Estados Unidos Mexicanos"
+    assert doc.doc_type is DocType.constitucion and str(doc.last_reform_date) == "2025-10-15"
+
+
+def _rotated_annex(path: Path) -> Path:
+    """A DOF annex set sideways on portrait pages (its table turned landscape): "ANEXO 4 F" in bold and, on the next
+    row across the page, its subtitle in roman type ending with the title's full stop."""
+    doc = pymupdf.open()
+    for n in (53, 54):
+        page = _page(doc)
+        _dof_header(page, n, "Lunes 1 de abril de 2024")
+        if n == 53:
+            page.insert_text((94, 418), "ANEXO 4 F", fontname="tibo", fontsize=9, rotate=90)
+            page.insert_text((109, 713), "Programas-Indicadores-Metas de \"LOS PROGRAMAS\" en materia de Salud Pública.",
+                             fontname="helv", fontsize=9, rotate=90)
+        x = 140 if n == 53 else 90
+        for row in range(8 if n == 53 else 22):  # read before the title: the rows run from the page's far side
+            page.insert_text((x + 14 * row, 713), f"{row + 1}  Prevención y Control de Enfermedades  Índice "
+                             f"{row * 3 + 7}  Meta federal {row + 40}", fontname="helv", fontsize=7, rotate=90)
+    return _save(doc, path)
+
+
+def test_a_sideways_annex_title_takes_its_subtitle_on_the_next_row(tmp_path: Path) -> None:
+    doc = parse_pdf(_rotated_annex(tmp_path / "dof_2024-04-01_MAT_anexo.pdf")).documents[0]
+    assert doc.title == "ANEXO 4 F Programas-Indicadores-Metas de \"LOS PROGRAMAS\" en materia de Salud Pública."
+    assert doc.doc_type is DocType.anexo
