@@ -15,6 +15,8 @@ inciso, the printed page); nothing is re-parsed from text.
 
 from __future__ import annotations
 
+import re
+
 from ingest.headings import fold
 from ingest.models import AmendmentNote, Chunk, DocumentInfo, HeadingKind, ParagraphMark, ProvisionRole
 
@@ -141,6 +143,20 @@ def _provision(chunk: Chunk, marks: list[ParagraphMark]) -> list[str]:
     if inciso:
         parts.append(f"inc. {inciso})")
     return parts
+
+
+_MASCULINE = re.compile(r"^(?:c[óo]digo|real decreto|decreto|reglamento|estatuto|texto refundido|convenio|"
+                        r"tratado|acuerdo)\b", re.I)
+
+
+def the(name: str) -> str:
+    """"la Ley de Amparo" / "el Código Penal": the article Spanish puts before the law's name."""
+    return f"el {name}" if _MASCULINE.match(name) else f"la {name}"
+
+
+def of_the(name: str) -> str:
+    """"de la Ley de Amparo" / "del Código Penal": the preposition and article Spanish puts before the law's name."""
+    return f"del {name}" if _MASCULINE.match(name) else f"de la {name}"
 
 
 def version_name(doc: DocumentInfo, chunk: Chunk | None = None) -> str:

@@ -136,9 +136,9 @@ def _absent(question: str, backend: str, references: list[ResolvedReference]) ->
 
 
 def predates_notice(index, hits: list[SearchHit], filters: SearchFilters | None) -> str:
-    """ "El 01-01-2020 es anterior a la versión más antigua de Ley de Amparo en el índice (texto vigente al
-    13-03-2025): se cita esa versión." — for each law the answer draws on whose every version held is later than
-    the day asked about (`retrieval.versions.InForce.predates`)."""
+    """ "El 01-01-2020 es anterior a la versión más antigua de la Ley de Amparo (texto vigente al 13-03-2025) en el
+    índice: se cita esa versión." — for each law the answer draws on whose every version held is later than the day
+    asked about (`retrieval.versions.InForce.predates`)."""
     day = filters.as_of if filters is not None else None
     if day is None:
         return ""
@@ -148,8 +148,8 @@ def predates_notice(index, hits: list[SearchHit], filters: SearchFilters | None)
     for doc in laws.values():
         oldest = min((d for d in index.document_infos() if d.law_id == doc.law_id and d.version_date),
                      key=lambda d: d.version_date, default=doc)
-        out.append(f"El {day:%d-%m-%Y} es anterior a la versión más antigua de {labels.version_name(oldest)} en el "
-                   f"índice: se cita esa versión.")
+        out.append(f"El {day:%d-%m-%Y} es anterior a la versión más antigua {labels.of_the(labels.version_name(oldest))} "
+                   f"en el índice: se cita esa versión.")
     return " ".join(out)
 
 

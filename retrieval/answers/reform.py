@@ -97,13 +97,6 @@ def _changed_sentences(hits: list[SearchHit], doc_id: str, other: str) -> list[t
     return [s for s in _sentences(hits, doc_id) if " ".join(re.findall(r"\w+", s[3])) not in against][:MAX_QUOTES]
 
 
-def _of(law: str) -> str:
-    """ "de la Ley de Amparo", "del Código Penal": the article a Spanish law's name takes."""
-    first = fold(law.split()[0]) if law.split() else ""
-    return f"de la {law}" if first in _FEMININE else f"del {law}"
-
-
-_FEMININE = {"ley", "constitucion", "norma", "resolucion", "circular", "convencion", "carta", "ordenanza"}
 
 
 def _quote(content: list[TextSegment], picked: list[tuple[SearchHit, int, int, str]]) -> None:
@@ -129,7 +122,7 @@ class ReformAnswerer:
         diff = self.change.diff
         before, after = diff.before_version, diff.after_version
         span = f"el texto vigente al {_day(before)} y el vigente al {_day(after)}"
-        name = f"El artículo {diff.article} {_of(diff.law)}"
+        name = f"El artículo {diff.article} {labels.of_the(diff.law)}"
         content: list[TextSegment] = []
         if diff.status == "changed":
             old = _changed_sentences(hits, before.doc_id, diff.after.wording)

@@ -30,6 +30,7 @@ from pydantic import BaseModel
 from ingest.headings import fold
 from ingest.models import Chunk, HeadingKind, LegalDocument, ProvisionRole
 from ingest.references import article_key
+from retrieval.labels import of_the, the
 
 QuestionSet = Literal["title", "title_law", "named"]
 SETS: tuple[QuestionSet, ...] = ("title", "title_law", "named")
@@ -37,8 +38,6 @@ SETS: tuple[QuestionSet, ...] = ("title", "title_law", "named")
 # The number as the law prints it after "Artículo": "14", "189 bis", "80 Bis", "330-A", "5o".
 _LABEL = re.compile(r"^\s*art[íi]culo\s+(\d+[\w-]*(?:\s+(?:bis|ter|qu[aá]ter|[a-z]+ies|[A-Z])\b)?)", re.I)
 # Names a lawyer writes with "el": "del Código Penal", "del Real Decreto …", "del Estatuto …".
-_MASCULINE = re.compile(r"^(?:c[óo]digo|real decreto|decreto|reglamento|estatuto|texto refundido|convenio|"
-                        r"tratado|acuerdo)\b", re.I)
 
 
 class ArticleSpan(BaseModel):
@@ -79,11 +78,6 @@ class TitleQuestion(BaseModel):
 def law_name(doc: LegalDocument) -> str:
     """How a question names the law: its short title ("Ley de Enjuiciamiento Civil"), else its title."""
     return (doc.short_title or doc.title).strip()
-
-
-def of_the(name: str) -> str:
-    """"de la Ley de Amparo" / "del Código Penal": the preposition and article Spanish puts before the law's name."""
-    return f"del {name}" if _MASCULINE.match(name) else f"de la {name}"
 
 
 def article_spans(doc: LegalDocument, chunks: Sequence[Chunk]) -> list[ArticleSpan]:
@@ -146,8 +140,7 @@ def questions(doc: LegalDocument, chunks: Sequence[Chunk], sets: Iterable[Questi
             continue
         gold = [s.key for s in group]
         for qset, question in (("title", f"¿Qué dispone la ley sobre {topic}?"),
-                               ("title_law", f"¿Qué dispone la {name} sobre {topic}?" if not _MASCULINE.match(name)
-                                else f"¿Qué dispone el {name} sobre {topic}?")):
+                               ("title_law", f"¿Qué dispone {the(name)} sobre {topic}?")):
             if qset in sets:
                 out.append(TitleQuestion(qid=f"{doc.doc_id}:{qset}:{group[0].key}", set=qset, question=question,
                                          law=name, doc_id=doc.doc_id, gold=gold, spans=group))

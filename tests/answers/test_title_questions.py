@@ -13,7 +13,8 @@ from ingest.chunker import chunk_document
 from ingest.models import ProvisionRole
 from ingest.parse import parse_pdf
 from retrieval.embedders import load_embedder
-from retrieval.evaluation.title_questions import article_spans, law_documents, of_the, questions, sample
+from retrieval.evaluation.title_questions import article_spans, law_documents, questions, sample
+from retrieval.labels import of_the
 from retrieval.settings import Settings
 from tests.conftest import SHARED
 

@@ -157,7 +157,7 @@ def test_labels_name_the_version_and_a_day_before_every_version_is_said(index: I
     assert result.hits and all("(texto vigente al 16-10-2025)" in h.label for h in result.hits)
     answer = ask(index, "¿Qué establece el artículo 7o. de la Ley de Amparo?", filters=SearchFilters(
         as_of=dt.date(2020, 1, 1)), answerer="extractive")
-    assert answer.text.startswith("El 01-01-2020 es anterior a la versión más antigua de Ley de Amparo "
+    assert answer.text.startswith("El 01-01-2020 es anterior a la versión más antigua de la Ley de Amparo "
                                   "(texto vigente al 13-03-2025)")
     cited = [c for s in answer.content for c in s.citations]
     assert cited and all("(texto vigente al 13-03-2025)" in c.label for c in cited)
