@@ -666,8 +666,7 @@ def identify(ev: Evidence) -> Identity:
     if ident.short_title is None:
         _spanish_act(ident)
     if ident.issuing_body is None:
-        ident.issuing_body = _letterhead(ev.page_headers or ev.headers, ev.top,
-                                         [ln.text for ln in ev.lines[:_LETTERHEAD_LINES]])
+        ident.issuing_body = _letterhead(ev.page_headers or ev.headers, ev.top, _above_title(ev, ident.title))
     if ident.last_reform_date is None and (m := _LAST_MODIFIED.search(  # a BOE consolidated text's version, printed
             " ".join([_text(ev.lines, 80), *(h.label for h in ev.headings)]))):  # after its index
         ident.last_reform_date = _date_of(m.group(1))
@@ -760,6 +759,17 @@ _INSTITUTION = re.compile(r"^(?:(?:H\.|Honorable)\s*)?(?:TRIBUNAL|JUZGADO|SALA|C
 
 
 _LETTERHEAD_LINES = 4  # a letterhead printed on the first page only: among its first lines, above the title
+
+
+def _above_title(ev: Evidence, title: str) -> list[str]:
+    """The first lines of the document above its title: where a letterhead printed on the first page only stands."""
+    target = fold(title)
+    above = []
+    for ln in ev.lines[:_LETTERHEAD_LINES]:
+        if fold(ln.text) and target.startswith(fold(ln.text)):
+            break
+        above.append(ln.text)
+    return above
 
 
 def _letterhead_line(text: str) -> bool:
