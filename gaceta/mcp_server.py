@@ -43,7 +43,7 @@ from gaceta.api.schemas import (MAX_QUESTION_CHARS, AnswerResponse, AttributeReq
                                 ChunkResponse, DocumentResponse, FiltersIn, Hit, HitDocument, SearchRequest,
                                 SearchResponse, bounded_chunk, hit_chars)
 from ingest.models import BODY_ROLES, AmendmentNote, Chunk, DocumentInfo, LegalReference, ProvisionRole
-from retrieval.article_history import ArticleDiff, ArticleHistory
+from retrieval.article_history import ArticleDiff, ArticleHistory, article_start
 from retrieval.documents import DocumentPage
 from retrieval.models import ResolvedReference
 from retrieval.settings import Settings
@@ -443,7 +443,7 @@ def find_provision(backend: Backend, law: str, article: str, paragraph: int | No
     chunks = _article_chunks(backend, first.chunk.chunk_id, key)
     if not chunks:
         raise _missing(f"article {key}", ref, law, backend)
-    start, end = _heading_start(chunks[0]), chunks[-1].end
+    start, end = article_start(chunks[0]), chunks[-1].end
     fraction = fraction.strip().upper() if fraction else None
     if paragraph is not None or fraction:
         span = _paragraph_span(chunks, paragraph, fraction)
@@ -502,17 +502,6 @@ def _article_chunks(backend: Backend, first_id: str, key: str) -> list[Chunk]:
                 return chunks
             chunks.append(got.chunk)
     return chunks
-
-
-def _heading_start(chunk: Chunk) -> int:
-    """Where the article starts in its first chunk: the line of its own heading ("###### Artículo 17.", the chunk's
-    article heading), not the chapter headings the chunk may open with."""
-    from ingest.models import HeadingKind
-
-    title = next((text for text, kind in zip(reversed(chunk.heading_path), reversed(chunk.heading_kinds))
-                  if kind is HeadingKind.articulo), None)
-    at = chunk.text.find(title) if title else -1
-    return chunk.start + chunk.text.rfind("\n", 0, at) + 1 if at > 0 else chunk.start
 
 
 def _paragraph_span(chunks: list[Chunk], paragraph: int | None, fraction: str | None) -> tuple[int, int] | None:

@@ -143,7 +143,7 @@ def _version(doc: DocumentInfo) -> LawVersion:
 
 def find_law(index: Index, law: str) -> tuple[Law, list[DocumentInfo]]:
     """The law `law` names — a law id ("mx/ley-de-amparo"), its name, short name or acronym ("Ley de Amparo",
-    "CPEUM", "Constitución") — and its versions held, oldest first. HistoryError names the closest laws when none."""
+    "CPEUM", "Constitución") — and its versions held, oldest first; none: `NotInIndex`, naming the closest laws."""
     law = " ".join(law.split())
     if not law:
         raise HistoryError("name the law: its name as cited (Ley de Amparo), its acronym (CPEUM) or its law id")
