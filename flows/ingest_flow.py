@@ -30,10 +30,26 @@ from flows.run_log import record_run
 from flows.tasks import (ANTHROPIC_LIMIT, ANTHROPIC_SLOTS, index_file, open_index, optimize_index, run_logger,
                          send_file, tracked)
 from ingest.contextualize import PROMPT_VERSION
+from ingest.cpus import available_cpus
 from retrieval.originals import source_key
 from retrieval.settings import Settings
 
-FILE_WORKERS = 2  # files in flight: one parses while another chunks/embeds (each stage is locked per process)
+
+def file_workers(settings: Settings | None = None) -> int:
+    """Files in flight at once (one parses while another chunks/embeds; each stage is locked per process):
+    GACETA_INGEST_WORKERS, else one per CPU this process may run on (`ingest.cpus.available_cpus`)."""
+    settings = settings or Settings()
+    return settings.ingest_workers or available_cpus()
+
+
+class FileWorkersRunner(ThreadPoolTaskRunner):
+    """The ingest flow's task runner, its threads decided as each run starts (`file_workers()`), not at import."""
+
+    def __init__(self, max_workers: int | None = None):
+        super().__init__(max_workers=max_workers or available_cpus())  # no settings read at import
+
+    def duplicate(self) -> "FileWorkersRunner":
+        return type(self)(file_workers())  # Prefect duplicates the runner for every flow run: each reads the settings
 
 
 def inbox_dir(settings: Settings) -> Path:
@@ -137,7 +153,7 @@ def _file_outcome(item: Candidate, future) -> FileOutcome:
     return outcome
 
 
-@flow(name="ingest", task_runner=ThreadPoolTaskRunner(max_workers=FILE_WORKERS), validate_parameters=True)
+@flow(name="ingest", task_runner=FileWorkersRunner(), validate_parameters=True)
 def ingest(paths: list[str] | None = None, context: bool | None = None) -> IngestSummary:
     """Index PDFs from files and folders (None: the inbox, $GACETA_HOME/inbox, created when missing). `context`
     overrides GACETA_CONTEXT for this run."""
@@ -169,7 +185,9 @@ def ingest(paths: list[str] | None = None, context: bool | None = None) -> Inges
     if mode is ContextMode.on and pdfs and in_run and owner is None:
         ensure_anthropic_limit()
 
-    pool = None if in_run else ThreadPoolExecutor(max_workers=FILE_WORKERS, thread_name_prefix="ingest")
+    workers = file_workers(settings)
+    logger.info("ingest: %d files in flight, on %d CPUs this process may use", workers, available_cpus())
+    pool = None if in_run else ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ingest")
     slots: list[FileOutcome | tuple] = []
     for item in found:
         if isinstance(item, FileOutcome):

