@@ -8,6 +8,9 @@ for docs/benchmarks.md.
     .venv/bin/python benchmarks/ingest_e2e.py --all           # every dof_*.pdf
     .venv/bin/python benchmarks/ingest_e2e.py --files a.pdf b.pdf
     .venv/bin/python benchmarks/ingest_e2e.py --server        # plus a run against a running `prefect server`
+    .venv/bin/python benchmarks/ingest_e2e.py --cpus 0 0,1    # fresh-home ingests pinned (`taskset -c`) to each CPU
+                                                              # list: wall times, their ratio, same index contents
+    ... --cpus 0 0,1 --code /tmp/old-checkout                 # the same with another checkout's code (before/after)
 """
 
 from __future__ import annotations
@@ -30,20 +33,71 @@ PDFS = Path(os.environ.get("GACETA_SHARED", REPO.parent / "shared")) / "data" / 
 ANNEX = "dof_2025-01-20_RMF2025_anexo16_779pp.pdf"
 
 
-def run_cli(folder: Path, home: Path, api_url: str | None = None) -> tuple[float, dict, float]:
-    """(wall seconds, the run's JSON summary, 1-minute load average just before it)."""
+def run_cli(folder: Path, home: Path, api_url: str | None = None, cpus: str | None = None,
+            code: Path = REPO) -> tuple[float, dict, float]:
+    """(wall seconds, the run's JSON summary, 1-minute load average just before it). `cpus`: a `taskset -c` list
+    the run is pinned to (no thread settings by hand: what a container's CPU set does); `code`: the checkout whose
+    code runs (`python -c` imports from its working directory first)."""
     env = {**os.environ, "GACETA_HOME": str(home), "HF_HUB_OFFLINE": "1"}
     env.pop("PREFECT_API_URL", None)  # the user's default: Prefect's ephemeral API
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "GACETA_INGEST_WORKERS"):
+        env.pop(name, None)
     if api_url:
         env["PREFECT_API_URL"] = api_url
+    pin = ["taskset", "-c", cpus] if cpus else []
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", "from gaceta.cli import main; main()", "ingest", str(folder), "--json"],
-                          env=env, cwd=REPO, capture_output=True, text=True)
+    done = subprocess.run([*pin, sys.executable, "-c", "from gaceta.cli import main; main()", "ingest", str(folder),
+                           "--json"], env=env, cwd=code, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     if done.returncode != 0:
         sys.exit(f"gaceta ingest failed ({done.returncode}):\n{done.stderr[-3000:]}")
     return wall, json.loads(done.stdout), load
+
+
+# The index's chunks as (chunk id, text), sorted, read by the checkout that wrote them: their count and a digest.
+CONTENTS = r"""
+import hashlib, json
+from retrieval.index import Index
+from retrieval.settings import Settings
+from retrieval.store.base import Where
+index = Index.open(Settings())
+rows = sorted((p["chunk_id"], p["text"]) for p in index.store._scroll(Where(), ["chunk_id", "text"]))
+index.close()
+print(json.dumps({"chunks": len(rows), "digest": hashlib.sha256(json.dumps(rows).encode()).hexdigest()}))
+"""
+
+
+def contents(home: Path, code: Path) -> dict:
+    env = {**os.environ, "GACETA_HOME": str(home), "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run([sys.executable, "-c", CONTENTS], env=env, cwd=code, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"reading the index failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def pinned(folder: Path, tmp: Path, cpu_lists: list[str], code: Path) -> None:
+    """A fresh-home ingest pinned to each CPU list, one after another: wall seconds, ratio to the first, contents."""
+    print(f"code: {code} ({_commit(code)}); machine: {os.cpu_count()} CPUs\n")
+    print("| CPUs (taskset -c) | load before | files | chunks | wall s | in-flow s | embed s | x first | "
+          "index chunks | contents digest |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    first, digests = None, set()
+    for cpus in cpu_lists:
+        home = tmp / f"home-cpus-{cpus.replace(',', '_')}"
+        wall, s, load = run_cli(folder, home, cpus=cpus, code=code)
+        first = first or wall
+        got = contents(home, code)
+        digests.add(got["digest"])
+        print(f"| {cpus} | {load:.1f} | {s['files_ok']} | {s['chunks']} | {wall:.1f} | {s['seconds']:.1f} "
+              f"| {s['stages']['embed']:.1f} | {first / wall:.2f} | {got['chunks']} | {got['digest'][:12]} |",
+              flush=True)
+    print(f"\nindex contents (chunk ids and texts) {'identical' if len(digests) == 1 else 'DIFFER'} across the runs")
+
+
+def _commit(code: Path) -> str:
+    done = subprocess.run(["git", "-C", str(code), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return done.stdout.strip() or "?"
 
 
 @contextmanager
@@ -90,8 +144,20 @@ def main() -> None:
     parser.add_argument("--files", nargs="*", help="file names under the shared PDFs folder")
     parser.add_argument("--server", action="store_true",
                         help="also run on a fresh home against a running `prefect server start` (no ephemeral API)")
+    parser.add_argument("--cpus", nargs="+", metavar="LIST",
+                        help="instead: one fresh-home ingest pinned to each `taskset -c` CPU list (e.g. 0 0,1)")
+    parser.add_argument("--code", type=Path, default=REPO, help="the checkout whose code runs (default: this one)")
     args = parser.parse_args()
     names = args.files or sorted(p.name for p in PDFS.glob("dof_*.pdf") if args.all or p.name != ANNEX)
+    if args.cpus:
+        with tempfile.TemporaryDirectory(prefix="gaceta-bench-") as tmp:
+            folder = Path(tmp) / "in"
+            folder.mkdir()
+            for name in names:
+                (folder / name).symlink_to(PDFS / name)
+            print(f"files: {', '.join(names)}")
+            pinned(folder, Path(tmp), args.cpus, args.code.resolve())
+        return
 
     rows = []
     with tempfile.TemporaryDirectory(prefix="gaceta-bench-") as tmp:
