@@ -354,6 +354,48 @@ def stream_event(event, max_chars: int):
 
 
 # --- documents and chunks -------------------------------------------------------------------------------------------
+class LawVersion(BaseModel):
+    """One indexed version of a law: its document, its date, and whether it is the one in force on the listing's day."""
+
+    doc_id: str
+    version_date: dt.date | None = None
+    in_force: bool
+
+
+class LawVersions(BaseModel):
+    """A law held in more than one dated version (issue 24): each version once, oldest first."""
+
+    law_id: str
+    title: str
+    versions: list[LawVersion]
+
+
+class DocumentListing(BaseModel):
+    """`GET /documents`: the flat page (`documents`, unchanged) and the laws held in several versions, grouped, with
+    the one in force on `as_of` (default today) marked."""
+
+    total: int
+    offset: int
+    limit: int
+    documents: list  # retrieval.documents.DocumentSummary rows
+    as_of: dt.date
+    laws: list[LawVersions] = []
+
+    @classmethod
+    def of(cls, page, infos: list[DocumentInfo], as_of: dt.date | None = None) -> "DocumentListing":
+        from retrieval.versions import in_force, versioned, versions_of
+
+        on = as_of or dt.date.today()
+        out = in_force(infos, on).superseded
+        laws = []
+        for law_id in sorted(versioned(infos)):
+            held = versions_of(infos, law_id)
+            current = next((d for d in held if d.doc_id not in out), held[-1])
+            laws.append(LawVersions(law_id=law_id, title=current.title, versions=[
+                LawVersion(doc_id=d.doc_id, version_date=d.version_date, in_force=d.doc_id not in out) for d in held]))
+        return cls(**page.model_dump(), as_of=on, laws=laws)
+
+
 class DocumentResponse(HitDocument):
     """`GET /documents/{doc_id}`: the document record — its whole Markdown, headings, page spans — with bounded names
     and its file name in place of the server's path."""
