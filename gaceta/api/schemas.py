@@ -25,6 +25,7 @@ from ingest.identity import MAX_TITLE_CHARS  # a title, a label, an issuing body
 from ingest.models import (AmendmentNote, Chunk, CitationForm, DocType, DocumentInfo, Heading, HeadingKind, LegalDocument,
                            LegalReference, PageSpan, ProvisionRole, TableSpan)
 from retrieval.answers.models import Answer, Citation, CitationEvent, DoneEvent, SourcesEvent
+from retrieval.documents import DocumentSummary
 from retrieval.attribution import MAX_DOC_IDS, MAX_TEXT_CHARS, AttributionResult
 from retrieval.models import Fusion, ResolvedReference, SearchFilters, SearchHit, SearchMode
 from retrieval.settings import Answerer
@@ -377,7 +378,7 @@ class DocumentListing(BaseModel):
     total: int
     offset: int
     limit: int
-    documents: list  # retrieval.documents.DocumentSummary rows
+    documents: list[DocumentSummary]
     as_of: dt.date
     laws: list[LawVersions] = []
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from gaceta.api.deps import get_index, get_renderer
 from gaceta.api.pages import PageRenderer, SourceUnavailable, page_in_document
-from gaceta.api.schemas import (ChunkResponse, DocumentResponse, FiltersIn, HitDocument, IsoDate, Name, bounded_chunk,
+from gaceta.api.schemas import (ChunkResponse, DocumentListing, DocumentResponse, FiltersIn, HitDocument, IsoDate, Name, bounded_chunk,
                                 errors)
 from ingest.models import LegalDocument
 from retrieval.documents import MAX_DOCUMENTS_PAGE, DocumentPage
@@ -44,7 +44,7 @@ class Deleted(BaseModel):
     deleted: bool
 
 
-@router.get("/documents", response_model=DocumentPage, summary="The indexed documents, filtered and paginated",
+@router.get("/documents", response_model=DocumentListing, summary="The indexed documents, filtered and paginated",
             responses=errors(422))
 def list_documents(
     doc_type: FilterName = None,
@@ -53,15 +53,18 @@ def list_documents(
     date_to: IsoDate | None = None,
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
     limit: Annotated[int, Query(ge=1, le=MAX_DOCUMENTS_PAGE)] = 50,
+    as_of: IsoDate | None = None,
     index=Depends(get_index),
-) -> DocumentPage:
-    """Newest publication first; the same filters as `/search` (repeat `doc_type` / `issuing_body` for several)."""
+) -> DocumentListing:
+    """Newest publication first; the same filters as `/search` (repeat `doc_type` / `issuing_body` for several).
+    `laws` groups the laws held in several versions, marking the one in force on `as_of` (default today)."""
     try:
         given = FiltersIn(doc_type=doc_type, issuing_body=issuing_body, date_from=date_from, date_to=date_to)
     except ValidationError as exc:
         raise RequestValidationError([{**e, "loc": ("query", *e["loc"])} for e in exc.errors()]) from None
     filters = SearchFilters.model_validate(given.model_dump())
-    return index.documents(filters, offset=offset, limit=limit)  # names already bounded (DocumentSummary.of)
+    page = index.documents(filters, offset=offset, limit=limit)  # names already bounded (DocumentSummary.of)
+    return DocumentListing.of(page, index.document_infos(), as_of)
 
 
 @router.delete("/documents/{doc_id}", response_model=Deleted,
