@@ -314,7 +314,7 @@ def main() -> None:
     result["meta"]["load"].append(round(os.getloadavg()[0], 2))
     tuned = [law for law, v in result["laws"].items() if v["tuned_on"]]
     pick = max(RRF_KS, key=lambda k: statistics.mean(
-        s[f"c{k}"]["mrr"] for law in tuned for s in result["laws"][law]["sets"].values() if s["n"])) if tuned else 60
+        s[f"c{k}"]["mrr"] for law in tuned for s in result["laws"][law]["sets"].values() if s["n"])) if tuned else None  # no tuning law in this run: both shown, none chosen
     result["rrf_k"] = pick
     result["query_ms"] = statistics.median(qms) if qms else None
     mx = result["costs"].get("mx")
