@@ -146,7 +146,7 @@ def find_law(index: Index, law: str) -> tuple[Law, list[DocumentInfo]]:
     "CPEUM", "Constitución") — and its versions held, oldest first; none: `NotInIndex`, naming the closest laws."""
     law = " ".join(law.split())
     if not law:
-        raise HistoryError("name the law: its name as cited (Ley de Amparo), its acronym (CPEUM) or its law id")
+        raise NotInIndex("name the law: its name as cited (Ley de Amparo), its acronym (CPEUM) or its law id")
     documents = index.document_infos()
     law_id = law if any(d.law_id == law for d in documents) else None
     if law_id is None:
@@ -246,7 +246,7 @@ def _read(doc: DocumentInfo, key: str, chunks: Sequence[Chunk]) -> ArticleText:
 def _key(article: str) -> str:
     key = article_key(article)
     if key is None:
-        raise HistoryError(f"{article!r} is not an article number (write it as the law does: 27, 3 Bis, 330-A)")
+        raise NotInIndex(f"{article!r} is not an article number (write it as the law does: 27, 3 Bis, 330-A)")
     return key
 
 

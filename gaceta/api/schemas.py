@@ -463,6 +463,8 @@ def errors(*codes: int, streaming: bool = False) -> dict[int | str, dict]:
         410: "The document's source PDF is gone or has changed since it was indexed: re-ingest it.",
         413: "The request body is larger than the server accepts (GACETA_MAX_REQUEST_BYTES, for an upload "
              "GACETA_MAX_UPLOAD_BYTES).",
+        409: "The versions asked for cannot be compared: the index holds one version of the law, or both days "
+             "read the same one.",
         415: "POST /ingest takes a PDF body only: Content-Type application/pdf or application/octet-stream.",
         422: "A parameter or body field was refused.",
         503: "The answerer asked for is not configured here, or its API is down; or the index's store failed (the "

@@ -90,8 +90,9 @@ def test_cli_and_api(amparo_versions: Path, monkeypatch) -> None:
         assert reply.status_code == 200 and len(reply.json()["versions"]) == 2
         assert client.get("/laws/mx/ley-de-amparo").json()["name"] == "Ley de Amparo"
         assert client.get("/laws/Código Penal Federal/diff").status_code == 404
+        assert client.get("/laws/%1E/diff").status_code == 404  # a blank name names no law
         reply = client.get("/laws/mx/ley-de-amparo/articles/7/diff", params={"from": "2025-11-01", "to": "2026-01-01"})
-        assert reply.status_code == 422 and "same version" in reply.json()["detail"]
+        assert reply.status_code == 409 and "same version" in reply.json()["detail"]
         assert client.get("/laws/mx/ley-de-amparo/articles/7/diff", params={"from": "1-11-2025"}).status_code == 422
 
 

@@ -1,7 +1,8 @@
 """`GET /laws/{law}`, `/laws/{law}/diff`, `/laws/{law}/articles/{article}/diff` and `…/history`: a law's versions
 and what a reform changed (`retrieval.article_history`). `{law}` is a law id ("mx/ley-de-amparo") or the law as cited
 ("Ley de Amparo", "CPEUM"); `from` / `to` are days (YYYY-MM-DD): each reads the version in force on it (defaults:
-the latest version, and the one before it)."""
+the latest version, and the one before it). A law, or an article, the index does not hold is a 404; versions that
+cannot be compared (one version held, both days under the same one) a 409."""
 
 from __future__ import annotations
 
@@ -30,11 +31,11 @@ def _answer(call):
         return call()
     except NotInIndex as exc:
         raise HTTPException(404, str(exc)) from None
-    except HistoryError as exc:
-        raise HTTPException(422, str(exc)) from None
+    except HistoryError as exc:  # two versions cannot be compared with what the index holds
+        raise HTTPException(409, str(exc)) from None
 
 
-@router.get("/laws/{law:path}/articles/{article}/diff", response_model=ArticleDiff, responses=errors(404, 422),
+@router.get("/laws/{law:path}/articles/{article}/diff", response_model=ArticleDiff, responses=errors(404, 409, 422),
             summary="One article in two versions of its law, word by word, with the reform decrees that touch it")
 def diff_article(law: LawName, article: Article, from_: From = None, to: To = None,
                  index=Depends(get_index)) -> ArticleDiff:
@@ -42,18 +43,18 @@ def diff_article(law: LawName, article: Article, from_: From = None, to: To = No
 
 
 @router.get("/laws/{law:path}/articles/{article}/history", response_model=ArticleHistory,
-            responses=errors(404, 422), summary="One article in every version of its law held, dated")
+            responses=errors(404, 409, 422), summary="One article in every version of its law held, dated")
 def article_versions(law: LawName, article: Article, index=Depends(get_index)) -> ArticleHistory:
     return _answer(lambda: article_history(index, *find_law(index, law), article))
 
 
-@router.get("/laws/{law:path}/diff", response_model=LawDiff, responses=errors(404, 422),
+@router.get("/laws/{law:path}/diff", response_model=LawDiff, responses=errors(404, 409, 422),
             summary="Which articles of a law two versions word differently, and which one adds or drops")
 def diff_law(law: LawName, from_: From = None, to: To = None, index=Depends(get_index)) -> LawDiff:
     return _answer(lambda: law_diff(index, *find_law(index, law), before=from_, after=to))
 
 
-@router.get("/laws/{law:path}", response_model=Law, responses=errors(404, 422),
+@router.get("/laws/{law:path}", response_model=Law, responses=errors(404, 409, 422),
             summary="A law and the versions of it the index holds, oldest first")
 def law_versions(law: LawName, index=Depends(get_index)) -> Law:
     return _answer(lambda: find_law(index, law)[0])
