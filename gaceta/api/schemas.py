@@ -355,7 +355,7 @@ def stream_event(event, max_chars: int):
 
 
 # --- documents and chunks -------------------------------------------------------------------------------------------
-class LawVersion(BaseModel):
+class VersionInForce(BaseModel):
     """One indexed version of a law: its document, its date, and whether it is the one in force on the listing's day."""
 
     doc_id: str
@@ -368,7 +368,7 @@ class LawVersions(BaseModel):
 
     law_id: str
     title: str
-    versions: list[LawVersion]
+    versions: list[VersionInForce]
 
 
 class DocumentListing(BaseModel):
@@ -393,7 +393,7 @@ class DocumentListing(BaseModel):
             held = versions_of(infos, law_id)
             current = next((d for d in held if d.doc_id not in out), held[-1])
             laws.append(LawVersions(law_id=law_id, title=current.title, versions=[
-                LawVersion(doc_id=d.doc_id, version_date=d.version_date, in_force=d.doc_id not in out) for d in held]))
+                VersionInForce(doc_id=d.doc_id, version_date=d.version_date, in_force=d.doc_id not in out) for d in held]))
         return cls(**page.model_dump(), as_of=on, laws=laws)
 
 

@@ -107,6 +107,15 @@ def test_documents_list_their_law_and_version(home: Path, monkeypatch) -> None:
     rows = listed["documents"] if isinstance(listed, dict) else listed
     assert {(d["law_id"], d["version_date"]) for d in rows} == {("mx/ley-de-amparo", "2025-03-13"),
                                                                ("mx/ley-de-amparo", "2025-10-16")}
+    # the law once, its versions under it, the one in force marked (today; --as-of another day)
+    for args, in_force in (([], [False, True]), (["--as-of", "2025-06-01"], [True, False])):
+        result = CliRunner().invoke(app, ["documents", "--json", *args])
+        laws = json.loads(result.stdout)["laws"]
+        assert [(law["law_id"], [v["version_date"] for v in law["versions"]]) for law in laws] == \
+            [("mx/ley-de-amparo", ["2025-03-13", "2025-10-16"])]
+        assert [v["in_force"] for v in laws[0]["versions"]] == in_force
+    shown = CliRunner().invoke(app, ["documents"])
+    assert "laws held in several versions" in shown.stdout and "16-10-2025 *" in shown.stdout
 
 
 def article_7(index: Index, as_of: dt.date | None) -> str:
