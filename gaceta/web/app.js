@@ -304,7 +304,7 @@ function renderSources(hits) {
     if (path) item.append(path);
     const named = [...labels].every((l) => fold(l).startsWith(fold(first.document.label)));
     const pages = [...new Set(group.flatMap((h) => h.chunk.pages))].sort((a, b) => a - b);
-    const meta = [named ? null : first.document.label, first.document.publication_date,
+    const meta = [named ? null : first.document.label, versionDate(first.document),
       (pages.length > 1 ? "págs. " : "pág. ") + pages.join(", ")].filter(Boolean).join(" · ");
     item.append(el("div", "source-meta", meta));
     list.append(item);
@@ -400,6 +400,21 @@ function hideTooltip() {
   $("tooltip").hidden = true;
 }
 
+// Which text a source is: a consolidated law by its last reform as its pages print it ("Última reforma DOF
+// 15-10-2025", the BOE's "Última modificación"), anything else by its publication; days as lawyers write them.
+function day(iso) {
+  return iso ? iso.split("-").reverse().join("-") : "";
+}
+
+function versionDate(doc) {
+  if (doc.last_reform_date) {
+    const words = doc.gazette === "BOE" ? "Última modificación " :
+      (doc.law_id || "").startsWith("mx/") || doc.gazette === "DOF" ? "Última reforma DOF " : "Última reforma ";
+    return words + day(doc.last_reform_date);
+  }
+  return doc.publication_date ? "Publicación " + day(doc.publication_date) : null;
+}
+
 function metaRow(list, label, value) {
   if (value === null || value === undefined || value === "") return;
   list.append(el("dt", null, label), el("dd", null, value));
@@ -415,7 +430,8 @@ async function openPanel(citation, hit) {
   const meta = $("panel-meta");
   meta.replaceChildren();
   metaRow(meta, "Emisor", doc.issuing_body);
-  metaRow(meta, "Fecha", doc.publication_date);
+  metaRow(meta, "Publicación", day(doc.publication_date));
+  if (doc.last_reform_date) metaRow(meta, "Versión", versionDate(doc));
   metaRow(meta, "Tipo", doc.doc_type);
   const edition = [doc.label, doc.section].filter(Boolean).join(" · ");
   if (!fold(doc.title).includes(fold(doc.label))) metaRow(meta, "Edición", edition);  // a law's label is its name

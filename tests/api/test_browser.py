@@ -225,3 +225,31 @@ def test_a_headless_screenshot_with_a_virtual_time_budget_shows_the_answer(live_
     shot = tmp_path / "answer.png"
     done = subprocess.run([*flags, f"--screenshot={shot}", url], capture_output=True, text=True, timeout=180)
     assert done.returncode == 0 and shot.stat().st_size > 20_000, done.stderr[-2000:]
+
+
+def test_a_source_shows_the_version_it_is(browser, amparo_versions):
+    """Issue 24: a consolidated law is dated by its last reform as its pages print it ("Última reforma DOF
+    16-10-2025"), its label names the version when the index holds two, and the panel shows both dates."""
+    from gaceta.api import create_app
+    from retrieval.index import Index
+    from retrieval.settings import Settings
+    from tests.api.conftest import LiveServer
+
+    settings = Settings(home=amparo_versions, answerer="extractive", api_key=None)
+    with Index.open(settings) as index, LiveServer(create_app(settings, index)) as server:
+        context = browser.new_context(viewport={"width": 1200, "height": 1000})
+        page = context.new_page()
+        page.goto(f"{server.url}/?q={quote('¿Qué establece el artículo 7o. de la Ley de Amparo?')}")
+        expect(page.locator("#status")).to_have_text(re.compile(r"^Respuesta"), timeout=60_000)
+        meta = page.locator("#sources li .source-meta").first.inner_text()
+        print("meta:", meta)
+        assert "Última reforma DOF 16-10-2025" in meta and "2025-10-16" not in meta
+        label = page.locator("#citations li .cite-label").first.inner_text()
+        assert label.startswith("Ley de Amparo (texto vigente al 16-10-2025), art. 7")
+        page.locator("#sources li .source-title").first.click()
+        page.locator("#panel").wait_for(state="visible")
+        panel = page.locator("#panel-meta").inner_text()
+        assert "Última reforma DOF 16-10-2025" in panel and "02-04-2013" in panel  # the Ley de Amparo's publication
+        crumbs = page.locator("#panel-crumbs").inner_text()
+        assert crumbs and "#" not in crumbs and "*" not in crumbs
+        context.close()

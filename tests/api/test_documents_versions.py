@@ -11,11 +11,10 @@ from fastapi.testclient import TestClient
 
 from gaceta.api import create_app
 from retrieval.settings import Settings
-from tests.retrieval.conftest import amparo_versions  # noqa: F401  (the shared two-version index)
 
 
 @pytest.fixture(scope="module")
-def client(amparo_versions):  # noqa: F811
+def client(amparo_versions):
     with TestClient(create_app(Settings(home=amparo_versions, answerer="extractive", api_key=None))) as client:
         yield client
 

@@ -31,7 +31,7 @@ from retrieval.index import Index
 from retrieval.legal_search import legal_search
 from retrieval.models import SearchFilters
 from retrieval.settings import Settings
-from tests.retrieval.conftest import AMPARO_AFTER, AMPARO_BEFORE
+from tests.conftest import AMPARO_AFTER, AMPARO_BEFORE
 
 _NOTE = re.compile(r"\b(reformad|adicionad|derogad|recorrid)[oa]s?\b.*\bDOF\b|^Fe de erratas", re.I)
 _OPENS = re.compile(r"^Artículo\s+(\d+)(?:\s*(?:o|°|º))?\.?(?:\s+(Bis|Ter|Quáter|Quater|Quinquies|Sexies))?\.-?\s")
