@@ -12,7 +12,7 @@ streamable HTTP. A face, as thin as the CLI and the API: every tool is one of th
                                          index (`retrieval.law_lookup`), its label (`retrieval.labels`)
     compare_versions(law, article, …)  → `retrieval.article_history.ArticleDiff` (what a reform changed)
     article_history(law, article)      → `ArticleHistory` (the article in every version held, dated)
-    list_documents(filters, …)         → the API's `DocumentPage`
+    list_documents(filters, …)         → the API's `DocumentListing` (the page, and laws grouped by version)
     resource gaceta://documents/{id}   → a document's Markdown
 
 Where the index is: through its owner (`gaceta serve`) when one serves this data dir, as every command does
@@ -40,11 +40,10 @@ from urllib.parse import quote as url_quote
 from pydantic import BaseModel, Field, ValidationError
 
 from gaceta.api.schemas import (MAX_QUESTION_CHARS, AnswerResponse, AttributeRequest, AttributionResponse, AskRequest,
-                                ChunkResponse, DocumentResponse, FiltersIn, Hit, HitDocument, SearchRequest,
-                                SearchResponse, bounded_chunk, hit_chars)
+                                ChunkResponse, DocumentListing, DocumentResponse, FiltersIn, Hit, HitDocument,
+                                SearchRequest, SearchResponse, bounded_chunk, hit_chars)
 from ingest.models import BODY_ROLES, AmendmentNote, Chunk, DocumentInfo, LegalReference, ProvisionRole
 from retrieval.article_history import ArticleDiff, ArticleHistory, article_start
-from retrieval.documents import DocumentPage
 from retrieval.models import ResolvedReference
 from retrieval.settings import Settings
 
@@ -274,15 +273,17 @@ class Backend:
 
         return self._run(lambda c: c.attribute(body), local)
 
-    def documents(self, filters: FiltersIn | None, offset: int, limit: int) -> DocumentPage:
+    def documents(self, filters: FiltersIn | None, offset: int, limit: int) -> DocumentListing:
         from retrieval.models import SearchFilters
 
         params: dict[str, Any] = {"offset": offset, "limit": limit}
         if filters is not None:
             params.update({k: v for k, v in filters.model_dump(mode="json", exclude={"doc_ids"}).items() if v})
         wanted = SearchFilters.model_validate(filters.model_dump()) if filters is not None else None
-        return self._run(lambda c: DocumentPage.model_validate(c.documents(params)),
-                         lambda index: index.documents(wanted, offset=offset, limit=limit))
+        as_of = filters.as_of if filters is not None else None
+        return self._run(lambda c: DocumentListing.model_validate(c.documents(params)),
+                         lambda index: DocumentListing.of(index.documents(wanted, offset=offset, limit=limit),
+                                                          index.document_infos(), as_of))
 
     def law_versions(self, path: str, params: dict[str, Any], local: Callable[[Any], T], model: type[T]) -> T:
         """A `GET /laws/…` answer (`retrieval.article_history`): through the owner, or from the index here."""
@@ -760,8 +761,10 @@ def build_server(settings: Settings | None = None):
 
     @server.tool(annotations=read_only)
     def list_documents(filters: Filters = None, offset: Annotated[int, Field(ge=0)] = 0,
-                       limit: Annotated[int, Field(ge=1, le=500)] = 50) -> DocumentPage:
-        """The indexed laws and documents (id, title, type, issuing body, publication date, pages), newest first."""
+                       limit: Annotated[int, Field(ge=1, le=500)] = 50) -> DocumentListing:
+        """The indexed laws and documents (id, title, type, issuing body, publication date, pages), newest first;
+        `laws`: each law held in several versions, its versions dated and the one in force (`filters.as_of`, default
+        today) marked."""
         return call(lambda: backend.documents(filters, offset, limit))
 
     @server.resource("gaceta://documents/{doc_id}", mime_type="text/markdown",

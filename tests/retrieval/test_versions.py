@@ -93,6 +93,9 @@ def test_mcp_get_provision_as_of(home: Path) -> None:
             diff = result.structured_content
             assert diff["status"] == "changed" and {"op": "replace", "before": "exentas", "after": "exentos"} in \
                 diff["changes"]
+            result = mcp.call("list_documents", filters={"as_of": "2025-06-01"})
+            laws = result.structured_content["laws"]
+            assert [[v["in_force"] for v in law["versions"]] for law in laws] == [[True, False]]
             result = mcp.call("article_history", law="mx/ley-de-amparo", article="129")
             assert [v["status"] for v in result.structured_content["versions"]] == ["first", "changed"]
             result = mcp.call("compare_versions", law="Código Penal Federal", article="7")
