@@ -210,20 +210,26 @@ def costs(arts: ArticleVectors, chunks: int) -> dict:
     return out
 
 
+def embedded_articles(index, docs, args, tag: str) -> ArticleVectors:
+    """The documents' article openings embedded (and their whole first chunks with --whole, or a timed sample)."""
+    arts = ArticleVectors(index, docs)
+    log(f"{tag}: {len(arts.keys)} articles in {len(docs)} documents; embedding openings")
+    arts.embed("openings")
+    if args.whole:
+        log(f"{tag}: embedding whole first chunks")
+        arts.embed("whole")
+    elif args.whole_sample:
+        arts.time_whole(args.whole_sample)
+    return arts
+
+
 def run_title(args, result: dict, qms: list[float]) -> None:
     from benchmarks.title_questions import BOE, LAWS, law_questions
 
     files = sorted(LAWS.glob(BOE))
     with open_index(args.tq_home) as index:
         docs = current_documents(index)
-        arts = ArticleVectors(index, docs)
-        log(f"tq: {len(arts.keys)} articles in {len(docs)} documents; embedding openings")
-        arts.embed("openings")
-        if args.whole:
-            log("tq: embedding whole first chunks")
-            arts.embed("whole")
-        elif args.whole_sample:
-            arts.time_whole(args.whole_sample)
+        arts = embedded_articles(index, docs, args, "tq")
         result["costs"]["boe"] = costs(arts, index.status().chunks)
         for doc, qs in law_questions(index, files, args.sets, args.sample):
             name = doc.short_title or doc.title
@@ -247,14 +253,7 @@ def run_qa(args, result: dict, qms: list[float]) -> None:
     with open_index(args.qa_home) as index:
         docs = current_documents(index)
         by_file = {Path(d.source_path).name: d.doc_id for d in docs}
-        arts = ArticleVectors(index, docs)
-        log(f"qa: {len(arts.keys)} articles in {len(docs)} documents; embedding openings")
-        arts.embed("openings")
-        if args.whole:
-            log("qa: embedding whole first chunks")
-            arts.embed("whole")
-        elif args.whole_sample:
-            arts.time_whole(args.whole_sample)
+        arts = embedded_articles(index, docs, args, "qa")
         cpeum = by_file.get(PRESIDENT[1])
         result["costs"]["mx"] = {**costs(arts, index.status().chunks),
                                  "cpeum_articles": arts.per_doc.get(cpeum or "", 0)}
