@@ -16,7 +16,9 @@ Trust boundaries (issue 23): a web page the user visits must not write to this i
 (`SameOriginWrites`), so a cross-site form or fetch cannot ingest or delete; with GACETA_ALLOWED_HOSTS (`gaceta serve`
 sets it from the address it binds) any other `Host` is a 400 (Starlette's `TrustedHostMiddleware`), which closes DNS
 rebinding. HEAD is answered wherever GET is (`HeadAsGet`). A body that stops arriving for `BODY_READ_TIMEOUT_S` is a
-408, and work that waits on a bounded pool (page rendering, attribution) past its wait is a 503 with `Retry-After`.
+408, a request head not whole after `HEAD_TIMEOUT_S` closes its connection (`HeadTimeoutH11`, the uvicorn protocol
+`gaceta serve` runs), and work that waits on a bounded pool (page rendering, attribution) past its wait is a 503 with
+`Retry-After`.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import h11
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import HTTPException, RequestValidationError
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
@@ -42,6 +45,7 @@ from starlette.middleware.body_limit import MAX_BODY_SIZE_SCOPE_KEY, RequestBody
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from gaceta.api.deps import require_api_key, require_schema_key
 from gaceta.api.pages import Busy, PageRenderer
@@ -80,6 +84,7 @@ async def _validation_error(request: Request, exc: RequestValidationError) -> JS
 _ABSOLUTE_PATH = re.compile(r"(?<![\w$])/(?:[^\s/:;,()'\"]+/)+[^\s/:;,()'\"]*")  # any other absolute path
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 BODY_READ_TIMEOUT_S = 60.0  # the longest pause between two pieces of a request body (a half-sent body is a 408)
+HEAD_TIMEOUT_S = 10.0  # the longest a request's head (request line and headers) may take to arrive
 
 
 def _forbidden(message: str) -> JSONResponse:
@@ -134,6 +139,49 @@ class HeadAsGet:
             await send(message)
 
         await self.app({**scope, "method": "GET"}, receive, headers_only)
+
+
+class HeadTimeoutH11(H11Protocol):
+    """uvicorn's h11 protocol with a deadline on each request's head. uvicorn times a kept-alive connection's idle
+    wait only until the next request's first byte, and a new connection's not at all: a head that never ends (or
+    trickles in a byte at a time) held its connection, one of `limit_concurrency`, for good. Here a connection
+    whose request line and headers are not whole HEAD_TIMEOUT_S after it opened, or after its last response, is
+    closed (the body's own pace is `BodyLimits`': BODY_READ_TIMEOUT_S). `gaceta serve` runs it
+    (`serve_cmd.uvicorn_limits`)."""
+
+    head_timeout_s: float = HEAD_TIMEOUT_S
+
+    def connection_made(self, transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._head_timer: asyncio.TimerHandle | None = None
+        self._await_head()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self._head_timer is not None and self.conn.their_state is not h11.IDLE:  # the head is whole
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._await_head()  # the next request's head, on a kept-alive connection
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+        super().connection_lost(exc)
+
+    def _await_head(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+        self._head_timer = self.loop.call_later(self.head_timeout_s, self._head_timed_out)
+
+    def _head_timed_out(self) -> None:
+        self._head_timer = None
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            self.transport.close()
 
 
 def _too_large_message(limit: int | None) -> str:

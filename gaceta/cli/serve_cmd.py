@@ -10,7 +10,9 @@ Trust boundaries (issue 23): without GACETA_API_KEY it binds loopback only (anyt
 reach it could replace a law); the API answers only the Host names of the address it binds (`allowed_hosts`: DNS
 rebinding), plus `--allowed-host` names (a proxy's). uvicorn runs its h11 protocol, whose header limit
 (`h11_max_incomplete_event_size`, HEADER_LIMIT) refuses an oversize request head with a 400 (httptools has no such
-limit: ten 50 MB headers cost 563 MB), with `timeout_keep_alive` and `limit_concurrency` (a 503 beyond it).
+limit: ten 50 MB headers cost 563 MB), with a deadline on each request's head (`gaceta.api.app.HeadTimeoutH11`: a head
+still incomplete after HEAD_TIMEOUT_S closes its connection), `timeout_keep_alive` and `limit_concurrency` (a 503 beyond
+it).
 """
 
 from __future__ import annotations
@@ -34,9 +36,12 @@ MAX_CONNECTIONS = 512  # open connections and tasks at once (uvicorn answers 503
 
 
 def uvicorn_limits() -> dict:
-    """uvicorn's own settings that bound a request's head and a connection's idle life."""
-    return {"http": "h11", "h11_max_incomplete_event_size": HEADER_LIMIT, "timeout_keep_alive": KEEP_ALIVE_S,
-            "limit_concurrency": MAX_CONNECTIONS}
+    """uvicorn's own settings that bound a request's head (its size; its time, `HeadTimeoutH11`) and a connection's
+    idle life."""
+    from gaceta.api.app import HeadTimeoutH11
+
+    return {"http": HeadTimeoutH11, "h11_max_incomplete_event_size": HEADER_LIMIT,
+            "timeout_keep_alive": KEEP_ALIVE_S, "limit_concurrency": MAX_CONNECTIONS}
 
 
 def is_loopback(host: str) -> bool:

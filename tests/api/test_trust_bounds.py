@@ -174,3 +174,42 @@ def test_a_half_sent_body_is_not_waited_on_forever(served, monkeypatch):
     reply = _exchange(served.url, head, b'{"query": "pla', wait_s=20)
     assert reply.startswith(b"HTTP/1.1 408"), reply[:200]
     assert time.monotonic() - t0 < 15
+
+
+def test_a_half_sent_head_is_not_waited_on_forever(served):
+    """Red-team: request headers had no timeout. uvicorn's keep-alive timer stops at a request's first byte, so a
+    head that never ends held its connection (one of `limit_concurrency`) for good; now it is closed after
+    HEAD_TIMEOUT_S, on a fresh connection and on a kept-alive one, while a whole request still gets its answer."""
+    from gaceta.api.app import HEAD_TIMEOUT_S
+
+    host, port = served.url.removeprefix("http://").split(":")
+    whole = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    half = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
+    for first in (b"", whole):  # the head of a connection's first request, then of its second
+        with socket.create_connection((host, int(port)), timeout=30) as sock:
+            sock.settimeout(HEAD_TIMEOUT_S + 20)
+            t0 = time.monotonic()
+            reply = b""
+            if first:
+                sock.sendall(first)
+                while b'"status"' not in reply:
+                    reply += sock.recv(65536)
+                assert reply.startswith(b"HTTP/1.1 200"), reply[:200]
+            sock.sendall(half)
+            for _ in range(3):  # a trickle of header bytes does not keep it open either
+                time.sleep(1)
+                try:
+                    sock.sendall(b"a")
+                except (BrokenPipeError, ConnectionResetError):
+                    break
+            try:
+                rest = sock.recv(65536)
+                while rest:
+                    rest = sock.recv(65536)
+                closed = True
+            except ConnectionResetError:
+                closed = True
+            except TimeoutError:
+                closed = False
+            assert closed, f"a half-sent head kept its connection open for {time.monotonic() - t0:.0f} s"
+            assert time.monotonic() - t0 < HEAD_TIMEOUT_S + 10
