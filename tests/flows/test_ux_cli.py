@@ -101,3 +101,90 @@ def test_two_searches_and_an_ingest_at_once_all_answer(ingested):
     # each search found the index taken and said whom it waited for (never a bare refusal)
     for _, err in results:
         assert re.search(r"waiting: the index is in use by pid \d+ \('.*\bingest ", err), err
+
+
+TERMINAL_FILES = ["co_anla_auto_010297-2024.pdf", BROKEN, SCAN]  # the shared malformed PDFs draw no MuPDF message
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def _in_a_terminal(args: list[str], env: dict[str, str], timeout: float = 600) -> tuple[int, str]:
+    """Run the CLI with stdin, stdout and stderr on a pseudo-terminal (what a user's terminal is): everything it
+    wrote, as the terminal received it (escape sequences included), and its exit status."""
+    import pty
+    import select
+    import time
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([*GACETA_CLI, *args], stdin=slave, stdout=slave, stderr=slave, env=env, cwd=REPO,
+                            close_fds=True)
+    os.close(slave)
+    out = bytearray()
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 1.0)
+            if not ready:
+                if proc.poll() is not None:
+                    break
+                continue
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the child closed its side
+                break
+            if not chunk:
+                break
+            out += chunk
+    finally:
+        os.close(master)
+    try:
+        code = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        pytest.fail(f"gaceta {' '.join(args)} did not end in {timeout:.0f} s")
+    return code, out.decode("utf-8", "replace")
+
+
+def test_ingest_in_a_terminal_is_one_live_display_and_the_log_file_keeps_the_timestamps(tmp_path):
+    """Item 1 on a terminal: one live display (files done of the total, each file in flight and its stage, pages,
+    chunks, time left) that is redrawn in place, each file's outcome printed once above it with its Tesseract
+    messages under it, no timestamp on the terminal; `--log-file` keeps the run's records with their timestamps."""
+    folder = link_pdfs(tmp_path / "in", TERMINAL_FILES)
+    log = tmp_path / "ingest.log"
+    env = _env(tmp_path / "home")
+    env.update(COLUMNS="200", LINES="40", TERM="xterm-256color")
+    code, raw = _in_a_terminal(["ingest", str(folder), "--log-file", str(log)], env)
+    assert code == 0, raw[-3000:]  # a failed file among indexed ones: the run completes
+    screen = ANSI.sub("", raw)
+
+    # the live display: a bar of files done of the total with pages and chunks, and each file in flight by stage
+    bar = re.compile(r"files .*\b(\d)/3\b.* \d+ pages?, \d+ chunks?\b.* left\b")
+    assert [m.group(1) for m in bar.finditer(screen)], screen[-3000:]
+    assert re.search(r"  co_anla_auto_010297-2024\.pdf — (reading|chunking|embedding and writing)", screen)
+    assert raw.count("\x1b[2K") > 3  # redrawn in place (erase line), not printed again line after line
+
+    # each file's outcome exactly once, its counter only increasing
+    outcomes = re.findall(r"\[(\d)/3\] (\S+\.pdf): (ok|failed)", screen)
+    assert sorted(name for _, name, _ in outcomes) == sorted(TERMINAL_FILES), outcomes
+    assert [int(k) for k, _, _ in outcomes] == [1, 2, 3], outcomes
+    assert dict((name, status) for _, name, status in outcomes)[BROKEN] == "failed"
+
+    # third-party messages only as a file's warning lines, never a timestamped or bare log line
+    lines = [line.strip() for line in re.split(r"\r\n|\r|\n", screen) if line.strip()]
+    assert not [line for line in lines if re.search(r"\d\d:\d\d:\d\d[,.]\d{3}|\b(WARNING|ERROR) \|", line)], lines
+    tesseract = [line for line in lines if "Tesseract" in line or "too small to scale" in line]
+    assert tesseract and all(line.startswith("warning: Tesseract, page ") for line in tesseract), tesseract
+    assert len(tesseract) == len(set(tesseract)), tesseract  # each message once
+    scan_line = screen.index(f"] {SCAN}: ok")
+    assert all(screen.index(line) > scan_line for line in tesseract)  # under the scan's outcome line
+
+    # the closing table names the failed file whole
+    assert re.search(rf"{re.escape(str(folder / BROKEN))}\s.*failed", screen), screen[-2000:]
+
+    # the log file keeps timestamps: the failure and each file's stages, one record a line
+    records = log.read_text(encoding="utf-8").splitlines()
+    stamp = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (INFO|WARNING|ERROR) \S+: ")
+    assert records and all(stamp.match(line) for line in records), records
+    assert any("WARNING" in line and BROKEN in line and "failed" in line for line in records), records
+    assert any("indexed: co_anla_auto_010297-2024.pdf" in line for line in records), records
+    assert any("WARNING ingest.ocr: Tesseract, page " in line for line in records), records
