@@ -85,3 +85,38 @@ def test_no_index_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv("GACETA_HOME", str(tmp_path / "empty"))
     result = CliRunner().invoke(app, ["ask", QUESTION])
     assert result.exit_code == 1 and "no index" in result.output
+
+
+DRAFTED = ("Los trabajadores pueden formular queja ante la Comisión Intersecretarial para la Participación de "
+           "Utilidades a los Trabajadores cuando el Servicio de Administración Tributaria no hubiere resuelto sus "
+           "objeciones.")
+
+
+def test_a_drafted_answer_lists_each_quote_under_its_label(run, monkeypatch):
+    """Item 2: the quote is printed where it adds to the answer — a model's sentence is its own words, so the
+    verified words it cites follow the source's label; the answer's text is printed once; the footer says who
+    answered. (The claude answerer against the local Messages API stub: the real SDK, no network.)"""
+    from tests.stubs.anthropic_stub import AnthropicStub, char_citation, document_blocks
+
+    def drafted(request):
+        data = document_blocks(request)[0]["source"]["data"]
+        at = data.index("Comisión Intersecretarial") if "Comisión Intersecretarial" in data else 0
+        end = data.find(".", at) + 1 or len(data)
+        return {"content": [{"type": "text", "text": DRAFTED, "citations": [char_citation(request, 0, at, end)]}]}
+
+    with AnthropicStub(drafted) as stub:
+        for name, value in {"GACETA_ANTHROPIC_API_KEY": "sk-test", "GACETA_ANTHROPIC_BASE_URL": stub.base_url,
+                            "GACETA_ANTHROPIC_MODEL": "claude-stub-1"}.items():
+            monkeypatch.setenv(name, value)
+        result = run(QUESTION, "--answerer", "claude")
+        answer = json.loads(run(QUESTION, "--answerer", "claude", "--json").stdout)
+    assert result.exit_code == 0, result.output
+    assert answer["backend"] == "claude", answer.get("fallback_reason")
+    cite = answer["content"][0]["citations"][0]
+    assert cite["verified"]
+    lines = result.stdout.splitlines()
+    assert lines[0] == DRAFTED + "[1]", lines  # backed by its citation: no note after the marker
+    assert result.stdout.count(DRAFTED) == 1
+    at = lines.index(f"1. {cite['label']}")
+    assert lines[at + 1] == f"   “{' '.join(cite['cited_text'].split())}”", lines  # the quote adds: it is shown
+    assert "answer by claude, claude-stub-1" in lines[-1], lines
