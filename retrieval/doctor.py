@@ -23,7 +23,13 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import re
+import sys
+import tempfile
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -118,6 +124,43 @@ def _suspect_originals(index: Index) -> tuple[list[Path], list[Path]]:
         if newer and file_sha256(kept) != refs_path.stem:
             changed.append(refs_path)
     return missing, changed
+
+
+# A Rust panic's report as the default hook writes it: "thread '…' panicked at file:line:col:", the message, with
+# RUST_BACKTRACE "stack backtrace:" and its frames, then a "note: …" line (none with RUST_BACKTRACE=full).
+_PANIC_REPORT = re.compile(r"\n?thread '[^'\n]*'[^\n]* panicked at .*?(?:\nnote: [^\n]*(?:\n|\Z)|\Z)", re.S)
+
+
+@contextmanager
+def engine_panics_quiet() -> Iterator[None]:
+    """Around opening and reading the embedded store (`status`, `serve`, `doctor`): a segment qdrant-edge cannot make
+    sense of panics, and the store turns the panic into `IndexDamaged`, one line — but Rust's panic hook has already
+    written its report to file descriptor 2 itself (3 lines; with RUST_BACKTRACE=1 some 160). So fd 2 goes to a
+    temporary file meanwhile, and what it caught is written back to stderr less any panic report (kept in the log at
+    debug level). Everything else — Python's own warnings and log lines — comes out as it would have, only later."""
+    sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:  # no stderr at all: nothing to keep quiet
+        yield
+        return
+    with tempfile.TemporaryFile() as caught:
+        os.dup2(caught.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            text = caught.read().decode("utf-8", "replace")
+            kept = _PANIC_REPORT.sub("", text)
+            if kept != text:
+                log.debug("qdrant-edge panicked: %s", " | ".join(" ".join(m.group(0).split())[:400]
+                                                                 for m in _PANIC_REPORT.finditer(text)))
+            if kept.strip():
+                sys.stderr.write(kept)
+                sys.stderr.flush()
 
 
 # --- at open ------------------------------------------------------------------------------------------------
@@ -408,12 +451,13 @@ def run(settings, repair_it: bool, embedder=None) -> DoctorReport:
     from retrieval.store.edge import EdgeStore
 
     try:
-        index = Index.open(settings, embedder=embedder, checked=False)
-        try:  # a truncated vector file opens fine and fails every dense query: read every point once
-            index.store.check_readable()
-        except BaseException:
-            index.close()
-            raise
+        with engine_panics_quiet():
+            index = Index.open(settings, embedder=embedder, checked=False)
+            try:  # a truncated vector file opens fine and fails every dense query: read every point once
+                index.store.check_readable()
+            except BaseException:
+                index.close()
+                raise
     except IndexDamaged as exc:
         report = DoctorReport(home=str(settings.home), opened=False,
                               problems=[Problem(kind="store_damaged", subject=str(settings.index_dir), detail=str(exc))])

@@ -107,6 +107,7 @@ def register(app: typer.Typer) -> None:
 
         from gaceta.api import create_app
         from gaceta.client import find_owner
+        from retrieval.doctor import engine_panics_quiet
         from retrieval.embedders import EmbedderError
         from retrieval.index import Index
         from retrieval.store import StoreError
@@ -131,7 +132,8 @@ def register(app: typer.Typer) -> None:
         if owner is not None:
             fail(f"this index is already served by pid {owner.pid} at {owner.url} (since {owner.started})")
         try:
-            index = Index.open(config)
+            with engine_panics_quiet():  # a panicking segment is IndexDamaged's one line, not Rust's report too
+                index = Index.open(config)
         except (StoreError, EmbedderError) as exc:  # index in use by another process, model mismatch, server down
             fail(str(exc))
         try:

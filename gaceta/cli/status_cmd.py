@@ -20,6 +20,7 @@ def status_command(
     """Show the index: documents, chunks, embedding model, store, and the last ingest runs."""
     from flows.run_log import last_runs
     from gaceta.client import find_owner
+    from retrieval.doctor import engine_panics_quiet
     from retrieval.index import Index
     from retrieval.store import StoreError
 
@@ -28,7 +29,9 @@ def status_command(
     served_by = None if status is NO_OWNER else find_owner(cfg)
     if status is NO_OWNER:
         try:
-            with Index.open(cfg) as index:
+            with engine_panics_quiet():  # a panicking segment is IndexDamaged's one line, not Rust's report too
+                index = Index.open(cfg)
+            with index:
                 status = index.status()
         except StoreError as exc:
             fail(str(exc))

@@ -111,3 +111,35 @@ def test_random_bytes_over_the_payload_tracker_are_never_a_traceback(home):
     assert doctor()[1]["problems"] == []
     result = runner.invoke(app, ["search", PHRASE, "--json"])
     assert "objeciones" in result.stdout
+
+
+def test_a_panicking_segment_is_one_line_in_every_command(home):
+    """Red-team: random bytes over a segment's `payload_storage/tracker.dat` made `status`, `serve`, `doctor` and
+    `doctor --repair` print qdrant-edge's Rust panic (with RUST_BACKTRACE=1, ~160 lines of backtrace). The panic hook
+    writes to file descriptor 2 itself, which CliRunner never sees: here each command runs as a process, as a user
+    runs it. All-0xFF offsets make the engine panic on its first read (checked first: the test is not vacuous)."""
+    import subprocess
+    import sys
+
+    assert doctor()[0] == 0  # opened and closed once more: the write-ahead log no longer holds what it rebuilds
+    (tracker,) = home.glob("index/*/shard/segments/*/payload_storage/tracker.dat")
+    tracker.write_bytes(b"\xff" * tracker.stat().st_size)
+    env = {**os.environ, "GACETA_HOME": str(home), "RUST_BACKTRACE": "1"}
+    env.pop("GACETA_QDRANT_URL", None)
+    engine = subprocess.run(
+        [sys.executable, "-c", "import sys, qdrant_edge as q; shard = q.EdgeShard.load(sys.argv[1]); "
+                               "shard.scroll(q.ScrollRequest(limit=1024, with_payload=True, with_vector=True))",
+         str(tracker.parents[3])], env=env, capture_output=True, text=True, timeout=120)
+    assert "panicked at" in engine.stderr, engine.stderr[-2000:]  # the damage does panic the engine
+
+    cli = [sys.executable, "-c", "from gaceta.cli import main; main()"]
+    for command, code in ((["status"], 1), (["serve", "--port", "0"], 1), (["doctor"], 2), (["doctor", "--repair"], 0)):
+        result = subprocess.run([*cli, *command], env=env, capture_output=True, text=True, timeout=600)
+        said = result.stdout + result.stderr
+        assert result.returncode == code, (command, result.returncode, said[-3000:])
+        assert "panicked" not in said and "stack backtrace" not in said and "Traceback" not in said, (command, said)
+        if code:  # the store's own message, naming the damage and its repair
+            assert "damaged" in said and "run `gaceta doctor --repair`" in " ".join(result.stderr.split()), said
+    assert doctor()[1]["problems"] == []
+    result = CliRunner().invoke(app, ["search", PHRASE, "--json"])
+    assert "objeciones" in result.stdout
