@@ -135,6 +135,19 @@ def test_an_untrusted_source_never_replaces_a_document(client, reglamento, forge
         assert client.delete(f"/documents/{doc_id}").status_code == 200
 
 
+def test_a_failed_upload_is_not_kept(client, home):
+    """Uploads live until their file is indexed or fails: bytes that are no PDF fail, and nothing of them stays —
+    not under uploads/, not as a kept original."""
+    import hashlib
+
+    body = b"%PDF-1.7 " + b"not a PDF at all " * 200
+    reply = client.post("/ingest", params={"name": "roto.pdf"}, content=body,
+                        headers={"Content-Type": "application/pdf"})
+    assert reply.status_code == 200 and reply.json()["outcome"]["status"] == "failed", reply.text
+    assert not [p for p in (home / "uploads").rglob("*") if p.is_file()]
+    assert not list(home.glob(f"originals/*/{hashlib.sha256(body).hexdigest()}.*"))
+
+
 def test_the_owner_token_may_replace_its_source(client, home, tmp_path):
     """`gaceta ingest` through the owner sends owner.json's token: a new version of its file replaces the old."""
     import json
