@@ -95,6 +95,13 @@ def test_doctor_and_serve_are_not_blocked_by_a_stale_owner_file(tmp_path, sleepe
     env = {**os.environ, "GACETA_HOME": str(home)}
     doctor = subprocess.run([*CLI, "doctor"], env=env, capture_output=True, text=True, timeout=300)
     assert "served by" not in doctor.stderr and doctor.returncode == 0, doctor.stderr[-2000:]
+    # serve starts over the stale file and announces itself in it (ServeProcess waits for owner.json naming its pid)
+    served = ServeProcess(home).start()
+    try:
+        assert find_owner(Settings(home=home)).pid == served.proc.pid
+        assert "already served" not in served.log()
+    finally:
+        served.kill()
 
 
 def test_no_api_key_means_loopback_only(tmp_path):
