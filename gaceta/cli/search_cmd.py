@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 
 from gaceta.cli.common import NO_OWNER, WAIT_S, console, fail, open_index, print_json, settings, via_owner
 
@@ -67,8 +69,6 @@ def with_as_of(filters, as_of: str | None):
 
 
 def _print_references(references) -> None:
-    from rich.markup import escape
-
     for r in references:
         ref = r.reference
         what = ", ".join(f"art. {a}" for a in ref.articles) or "—"
@@ -81,24 +81,39 @@ def _print_references(references) -> None:
         console.print(f"[dim]understood:[/] {ref.text!r} → {what}: [yellow]{why}[/]{closest}")
 
 
+_HEADING_MARKS = re.compile(r"(?m)^#{1,6}[ \t]+")
+
+
+def _plain(text: str, limit: int = 400) -> str:
+    """A chunk's text as a reader sees it: Markdown heading marks dropped, whitespace folded, cut at `limit`."""
+    text = " ".join(_HEADING_MARKS.sub("", text).split())
+    return text if len(text) <= limit else text[:limit] + " …"
+
+
 def _print_hits(query: str, hits) -> None:
+    """A table on a terminal; in a pipe, one record a hit with each line whole (nothing wrapped at 80 columns)."""
     from rich.table import Table
 
-    table = Table(title=f"[bold]{query}[/]", show_lines=True, title_justify="left")
+    if not hits:
+        console.print(f"[yellow]no results for[/] {query}")
+        return
+    if not console.is_terminal:
+        lines = [query]
+        for hit in hits:
+            pages = ", ".join(str(p) for p in hit.chunk.pages)
+            lines += [f"{hit.rank}. {hit.label or hit.document.title} (score {hit.score:.4f}, p. {pages})",
+                      f"   {' › '.join(hit.chunk.heading_path) or '—'}", f"   {_plain(hit.chunk.text)}"]
+        console.print(escape("\n".join(lines)), soft_wrap=True)
+        return
+    table = Table(title=f"[bold]{escape(query)}[/]", show_lines=True, title_justify="left")
     for column, style in (("#", "dim"), ("score", "cyan"), ("document", "bold"), ("where", "green"), ("text", "")):
         table.add_column(column, style=style, overflow="fold")
     for hit in hits:
         pages = ", ".join(str(p) for p in hit.chunk.pages)
         where = " › ".join(hit.chunk.heading_path) or "—"
-        text = " ".join(hit.chunk.text.split())
-        table.add_row(
-            str(hit.rank),
-            f"{hit.score:.4f}",
-            hit.label or hit.document.title,
-            f"p. {pages}\n{where}",
-            text if len(text) <= 400 else text[:400] + " …",
-        )
-    console.print(table if hits else f"[yellow]no results for[/] {query}")
+        table.add_row(str(hit.rank), f"{hit.score:.4f}", escape(hit.label or hit.document.title),
+                      escape(f"p. {pages}\n{where}"), escape(_plain(hit.chunk.text)))
+    console.print(table)
 
 
 def _read_queries(path: Path) -> list[str]:

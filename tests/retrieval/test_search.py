@@ -100,6 +100,23 @@ def test_cli_search_queries_file_writes_json_lines(home, tmp_path, monkeypatch):
         assert hit["document"]["title"]
 
 
+def test_cli_search_in_a_pipe_prints_whole_lines_without_markdown(home, monkeypatch):
+    from gaceta.cli import app
+
+    monkeypatch.setenv("GACETA_HOME", str(home))
+    query = "artículo 9o. información a los trabajadores"
+    result = CliRunner().invoke(app, ["search", query, "-k", "3"])  # CliRunner's stdout is a pipe, not a terminal
+    assert result.exit_code == 0, result.output
+    hits = json.loads(CliRunner().invoke(app, ["search", query, "--json", "-k", "3"]).stdout)["hits"]
+    lines = result.stdout.splitlines()
+    for hit in hits:  # each hit's label whole on its numbered line, its text without "#" heading marks
+        assert any(line.startswith(f"{hit['rank']}. {hit['label']} (score ") for line in lines), lines
+    texts = [line for line in lines if line.startswith("   ") and "›" not in line]
+    assert len(texts) == 3 and not any("#" in t for t in texts)
+    assert any("#" in hit["chunk"]["text"] for hit in hits)  # the chunks do carry Markdown headings
+    assert not any(c in result.stdout for c in "┃│━─")  # no table drawn in a pipe
+
+
 def test_cli_search_errors_are_one_line(home, tmp_path, monkeypatch):
     from gaceta.cli import app
 
