@@ -1,12 +1,13 @@
 """`gaceta status [--json] [--runs N]`: what the index holds (documents, chunks, model, store) and the last
 ingest runs (from the run log under the data dir: no Prefect start-up for a status line). While `gaceta serve` owns
-the index, the index's figures come from it (`GET /status`)."""
+the index, the index's figures come from it (`GET /status`); while another command holds the embedded index, status
+waits its turn like `search` (`--wait`)."""
 
 from __future__ import annotations
 
 import typer
 
-from gaceta.cli.common import NO_OWNER, console, fail, print_json, settings, via_owner
+from gaceta.cli.common import NO_OWNER, WAIT_S, console, fail, print_json, settings, via_owner, with_index_turn
 
 
 def register(app: typer.Typer) -> None:
@@ -16,6 +17,8 @@ def register(app: typer.Typer) -> None:
 def status_command(
     runs: int = typer.Option(5, "--runs", min=0, help="How many recent ingest runs to list."),
     json_out: bool = typer.Option(False, "--json", help="Print the status as JSON."),
+    wait: float = typer.Option(WAIT_S, "--wait", min=0, help="Seconds to wait for an embedded index another command "
+                               "holds (0: do not wait)."),
 ) -> None:
     """Show the index: documents, chunks, embedding model, store, and the last ingest runs."""
     from flows.run_log import last_runs
@@ -30,7 +33,7 @@ def status_command(
     if status is NO_OWNER:
         try:
             with engine_panics_quiet():  # a panicking segment is IndexDamaged's one line, not Rust's report too
-                index = Index.open(cfg)
+                index = with_index_turn(cfg, lambda: Index.open(cfg), wait)  # an ingest holds it: wait our turn
             with index:
                 status = index.status()
         except StoreError as exc:

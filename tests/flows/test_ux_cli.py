@@ -88,7 +88,10 @@ def test_two_searches_and_an_ingest_at_once_all_answer(ingested):
     searches = [subprocess.Popen([*GACETA_CLI, "search", query, "-k", "3", "--json"], env=env, cwd=REPO,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                 for query in ("auto de la autoridad ambiental", "formulario de solicitud")]
+    status = subprocess.Popen([*GACETA_CLI, "status", "--json"], env=env, cwd=REPO, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
     results = [p.communicate(timeout=600) for p in searches]
+    status_out, status_err = status.communicate(timeout=600)
     ingest_out, ingest_err = ingest.communicate(timeout=600)
     ingest_err = first_line + ingest_err
     assert ingest.returncode == 0, ingest_err[-3000:]
@@ -101,6 +104,10 @@ def test_two_searches_and_an_ingest_at_once_all_answer(ingested):
     # each search found the index taken and said whom it waited for (never a bare refusal)
     for _, err in results:
         assert re.search(r"waiting: the index is in use by pid \d+ \('.*\bingest ", err), err
+    # a status is a read too: it waits its turn and reports the index
+    assert status.returncode == 0, status_err[-3000:]
+    assert json.loads(status_out)["index"]["documents"] >= 1
+    assert re.search(r"waiting: the index is in use by pid \d+", status_err), status_err
 
 
 TERMINAL_FILES = ["co_anla_auto_010297-2024.pdf", BROKEN, SCAN]  # the shared malformed PDFs draw no MuPDF message
