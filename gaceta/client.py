@@ -1,21 +1,21 @@
 """The CLI's side of "one owner, everyone else its client": the owner's API returned as the API's models
-(`SearchResponse`, `AnswerResponse` — an `Answer` whose sources are the API's bounded hits —, `IndexStatus`,
-`IngestResponse`), which the local path builds too, so `--json` prints one shape either way.
+(`SearchResponse`, `AnswerResponse` — an `Answer` whose sources are the API's bounded hits —, `IndexStatus`),
+which the local path builds too, so `--json` prints one shape either way.
 
-Finding the owner (`owner.json`, a live pid) and the ingest call are `retrieval.owner`'s, shared with the ingest
-flow; this module only turns replies into the API's models.
+Finding the owner (`owner.json`, a live pid) and the ingest call are `retrieval.owner`'s, shared with the indexing
+module (`flows.indexing.OwnerSink`, which `gaceta ingest` runs over this client's connection); this module only
+turns replies into the API's models.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from retrieval.owner import (OWNER_FILE, Owner, OwnerError, OwnerUnreachable, find_owner, owner_path, remove_owner,
                              write_owner)
 
 if TYPE_CHECKING:
-    from gaceta.api.schemas import AnswerResponse, AttributionResponse, IngestResponse, SearchResponse
+    from gaceta.api.schemas import AnswerResponse, AttributionResponse, SearchResponse
     from retrieval.index import IndexStatus
 
 __all__ = ["OWNER_FILE", "Owner", "OwnerClient", "OwnerError", "OwnerUnreachable", "find_owner", "owner_path",
@@ -36,6 +36,11 @@ class OwnerClient:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def http(self):
+        """The keep-alive connection (`gaceta ingest` sends its files over it: `flows.indexing.OwnerSink`)."""
+        return self._http
 
     def close(self) -> None:
         self._http.close()
@@ -65,12 +70,6 @@ class OwnerClient:
     def delete(self, doc_id: str) -> bool:
         """`DELETE /documents/{id}`: True when it was there (404: it was not)."""
         return self._call("DELETE", f"/documents/{doc_id}", ok=(404,)).status_code == 200
-
-    def ingest(self, path: Path, context: bool | None = None) -> IngestResponse:
-        """One PDF through the owner (`retrieval.owner.Owner.ingest`); returns when it is searchable or refused."""
-        from gaceta.api.schemas import IngestResponse
-
-        return IngestResponse.model_validate(self.owner.ingest(path, path.name, context, http=self._http))
 
     def attribute(self, body: dict[str, Any]) -> AttributionResponse:
         """`POST /attribute`: the text's sentences and quotes checked against the official text."""

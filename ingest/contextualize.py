@@ -3,8 +3,8 @@
 Anthropic's recipe: the whole document goes in a prompt-cached block (`cache_control: ephemeral`), then the
 chunk, and the model answers with one or two sentences of context. The blurb is stored on `Chunk.context`, so it
 is embedded and BM25-indexed with the chunk but never cited. This is the only network call in `ingest`, and it
-lives behind `contextualize_chunks`; retries, backoff and concurrency limits belong to the caller (the flow),
-so the client should be built with `max_retries=0` (see `anthropic_client`).
+lives behind `contextualize_chunks`; concurrency limits belong to the caller (`guard`), retries and backoff to the
+SDK client the caller builds (`anthropic_client(max_retries=...)`).
 
 Blurbs are cached on disk per (chunk hash, document-block hash, prompt version, model): a re-run, or a retry
 after a rate limit, pays only for the chunks it has not seen.
@@ -77,11 +77,12 @@ def model_prices(model: str) -> tuple[float, float, float, float] | None:
     return None
 
 
-def anthropic_client(api_key: str, base_url: str | None = None, timeout_s: float = 60.0):
-    """An SDK client that does not retry by itself: the flow owns retries and backoff."""
+def anthropic_client(api_key: str, base_url: str | None = None, timeout_s: float = 60.0, max_retries: int = 0):
+    """An SDK client; `max_retries`: the SDK's own retries (exponential backoff, honouring `retry-after`) of rate
+    limits, overload, server and connection errors; never of a bad request or a bad key."""
     import anthropic
 
-    return anthropic.Anthropic(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
+    return anthropic.Anthropic(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=max_retries)
 
 
 def document_block(doc: LegalDocument, chunk: Chunk, max_chars: int = MAX_DOCUMENT_CHARS,

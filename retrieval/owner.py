@@ -6,7 +6,7 @@ qdrant-edge is one process at a time. While `gaceta serve` owns the index it wri
 is alive *and* the server at its url answers as this home's owner: its `/healthz` shows the sha256 of the token in
 the file (a `kill -9` leaves the file behind, and after a restart its pid may be any other process's). The token
 itself is a local caller's credential: `Owner.ingest` sends it (`X-Gaceta-Owner`), which lets `source=` replace the
-source's current version. The CLI (`gaceta.client`) and the ingest flow (`flows.ingest_flow`) both
+source's current version. The CLI (`gaceta.client`) and the indexing module (`flows.indexing.OwnerSink`) both
 discover the owner here, so there is one place that decides "someone else holds the index: go through it". A
 Qdrant URL means no owner: every process talks to the server.
 

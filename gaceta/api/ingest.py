@@ -1,15 +1,14 @@
 """The owner's ingest: files sent to `POST /ingest` go into the index this process serves, while it serves.
 
-The per-file steps are the ingest flow's own (`flows.tasks.prepare_file`: parse → chunk → (contextualize) → embed,
-run as plain functions, no Prefect run), then the write the flow's `upsert_task` does: every document record of the
-file, then its documents' points. The CPU-heavy part (PyMuPDF, the chunker's token counts, BM25 analysis, the
+The per-file steps are the indexing module's (`flows.indexing.prepare_file`: parse → chunk → (contextualize) →
+embed), then its write (`flows.indexing.write_file`): every document record of the file, then its documents' points. The CPU-heavy part (PyMuPDF, the chunker's token counts, BM25 analysis, the
 model) runs in one child process at the lowest CPU priority (`os.nice(19)`), so queries keep the cores they need
 and the GIL of this process stays theirs; the child is started on the first file and kept (it loads the model
 once). This process only writes (`Index.upsert_documents`), whose points stay pending until each document is whole
 (`Store.upsert_document`), so a search sees all of a document or none of it, and the store's write revision moves
 on, which is what the chunk cache and the law catalog follow. One file at a time.
 
-Whether a file is already indexed is the index's to say (`Index.indexed_documents`, the check the flow makes too):
+Whether a file is already indexed is the index's to say (`flows.indexing.cached_outcome`, the check every run makes):
 such a file is reported `cached`, exactly as a local run reports it. An upload lives under
 `$GACETA_HOME/uploads/<sha256>/<name>` (the name matters: a DOF edition's date is read from it) until its file is
 indexed, found cached or failed — then it goes: the index keeps its one original per sha256 (`retrieval.originals`),
@@ -28,25 +27,18 @@ import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from flows.models import FileOutcome, FileStatus
+from flows.indexing import Prepared, cached_outcome, context_mode, prepare_file, write_file
+from flows.models import ContextMode, FileOutcome, FileStatus
 from retrieval.settings import Settings
 from retrieval.store import StoreError
 
 log = logging.getLogger("gaceta.api")
 NICE = 19  # the child's niceness: the kernel gives it what queries leave over (≈ 1.5% of a core when contended)
 _SAFE_NAME = re.compile(r"[^\w.()\- ]+")
-
-
-def chunker_version() -> str:
-    """As `flows.ingest_flow.chunker_version` (that module imports Prefect)."""
-    from ingest import INGEST_VERSION
-
-    return f"ingest-{INGEST_VERSION}"
 
 
 def safe_name(name: str) -> str:
@@ -91,34 +83,18 @@ def _child_start(settings_json: str, parent: int | None = None) -> None:
         die_with_parent(parent)
     os.nice(NICE)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the owner decides
-    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
-    import flows  # noqa: F401  (Prefect's offline settings before flows.tasks imports it)
-    from flows.tasks import use_index
     from retrieval.embedders import load_embedder
     from retrieval.index import Index
 
     settings = Settings.model_validate_json(settings_json)
-    index = Index(settings, load_embedder(settings.embedding_model), _Totals())
-    use_index(settings, index)  # the flow's steps find this index: the owner's store is never opened here
-    _child.update(settings=settings, index=index)
+    # an `Index` over the model whose store is the owner's, which this process never opens
+    _child["index"] = Index(settings, load_embedder(settings.embedding_model), _Totals())
 
 
-@dataclass
-class Prepared:
-    """A file parsed, chunked and embedded by the child, ready for the owner to upsert."""
-
-    outcome: FileOutcome
-    documents: list = field(default_factory=list)
-    chunks: list = field(default_factory=list)
-    embedded: list = field(default_factory=list)
-
-
-def _prepare(path: str, name: str, sha256: str, totals: tuple[int, int], use_context: bool) -> Prepared:
-    """The flow's per-file steps up to the write (`flows.tasks.prepare_file`), in the child."""
-    from flows.tasks import prepare_file
-
+def _prepare(path: str, sha256: str, totals: tuple[int, int], use_context: bool) -> Prepared:
+    """The file's steps up to the write (`flows.indexing.prepare_file`), in the child."""
     _child["index"].store.totals = totals
-    return Prepared(*prepare_file(path, name, sha256, _child["settings"], use_context))
+    return prepare_file(_child["index"], path, sha256, use_context)
 
 
 # --- the owner side ---------------------------------------------------------------------------------------------
@@ -169,18 +145,12 @@ class Ingester:
 
     # jobs
     def use_context(self, context: bool | None) -> bool:
-        """Blurbs for this file: asked for (or GACETA_CONTEXT) and a key to pay for them, as the flow decides."""
-        wanted = self.settings.context if context is None else context
-        return bool(wanted) and bool(self.settings.anthropic_api_key)
+        """Blurbs for this file: asked for (or GACETA_CONTEXT) and a key to pay for them (`context_mode`)."""
+        return context_mode(self.settings, context)[0] is ContextMode.on
 
     def indexed(self, path: str, sha256: str, context: bool | None, source: str | None = None) -> FileOutcome | None:
-        """The `cached` outcome when the index already holds this file as it would be indexed now, else None; with
-        `source`, the file becomes that source's current version too (a twin keeps the documents)."""
-        doc_ids = self.index.indexed_documents(sha256, with_blurbs=self.use_context(context), source=source)
-        if doc_ids is None:
-            return None
-        return FileOutcome(path=path, status=FileStatus.cached, from_cache=True, sha256=sha256, doc_ids=doc_ids,
-                           documents=len(doc_ids))
+        """The `cached` outcome when the index already holds this file as it would be indexed now (`cached_outcome`)."""
+        return cached_outcome(self.index, path, sha256, self.use_context(context), source)
 
     def submit(self, path: Path, sha256: str, context: bool | None,
                source: str | None = None) -> Future[FileOutcome]:
@@ -197,9 +167,9 @@ class Ingester:
             prepared = self._prepare(path, sha256, self.use_context(context))
             outcome = prepared.outcome
             if outcome.status is FileStatus.ok:
-                t = time.perf_counter()
+                self._wrote = self._wrote or bool(prepared.documents)  # optimized once the queue is empty
                 try:
-                    self._write(prepared.documents, prepared.chunks, prepared.embedded, source)
+                    seconds = write_file(self.index, prepared, source)
                     self.index.store.flush()
                 except Exception as exc:  # this file's outcome: the server goes on
                     if isinstance(exc, StoreError):  # expected (damage, a full disk): its own line says what
@@ -209,7 +179,7 @@ class Ingester:
                     outcome = FileOutcome(path=str(path), status=FileStatus.failed, sha256=sha256,
                                           reason=f"{type(exc).__name__}: {exc}")
                 else:
-                    outcome.stages["upsert"] = round(time.perf_counter() - t, 4)
+                    outcome.stages["upsert"] = round(seconds, 4)
             outcome.path = str(path)
             outcome.seconds = round(time.perf_counter() - t0, 3)
             return outcome
@@ -226,22 +196,12 @@ class Ingester:
                 self._wrote = False
                 self.index.optimize()  # the ANN index over what was written, once the queue is empty
 
-    def _write(self, documents: list, chunks: list, embedded: list, source: str | None) -> None:
-        """As the flow's `upsert_task`: every document record of the file first, then the documents' points (so a
-        file counts as indexed only when all of them are complete), under the sender's source identity."""
-        if not documents:
-            return
-        for doc in documents:
-            self.index.records.save(doc)
-        self._wrote = True
-        self.index.upsert_documents(list(zip(documents, chunks, embedded)), source)
-
     def _prepare(self, path: Path, sha256: str, use_context: bool) -> Prepared:
         totals = self.index.store.bm25_totals()
         for attempt in (1, 2):
             try:  # the child's start-up is inside: a child that dies at start is this file's outcome, not a 500
                 pool = self._child_pool()
-                return pool.submit(_prepare, str(path), path.name, sha256, totals, use_context).result()
+                return pool.submit(_prepare, str(path), sha256, totals, use_context).result()
             except BrokenProcessPool:
                 self._pool = None
                 if self._closing or attempt == 2:

@@ -1,8 +1,11 @@
-"""`gaceta ingest PATH... [--context] [--json] [--log-file FILE]`: run the `ingest` flow in this process, with one
-live display on a terminal (files done in order, the files in flight and their stage, pages, chunks, time left) or
-plain lines elsewhere (one outcome line per file, in order, its warnings under it), then a summary table and the
-files not indexed, whole names; exit 1 when nothing could be indexed. With a Prefect API configured (PREFECT_API_URL) the run is a tracked Prefect flow run; without one the flow
-runs as plain functions (`flows.ingest_flow.run_ingest`): no Prefect server is started."""
+"""`gaceta ingest PATH... [--context] [--json] [--log-file FILE]`: index files with `flows.indexing` in this process,
+with one live display on a terminal (files done in order, the files in flight and their stage, pages, chunks, time
+left) or plain lines elsewhere (one outcome line per file, in order, its warnings under it), then a summary table and
+the files not indexed, whole names; exit 1 when nothing could be indexed. While `gaceta serve` owns the embedded
+index the files go to it (`flows.indexing.OwnerSink`); otherwise this process opens the index: with a Prefect API
+configured (PREFECT_API_URL) the run is a tracked Prefect flow run, without one the module's run is called as is
+(`flows.ingest_flow.run_ingest`): no Prefect server is started. The display, the summary and the run record are the
+same either way."""
 
 from __future__ import annotations
 
@@ -38,13 +41,6 @@ def ingest_command(
     missing = [shown(str(p)) for p in paths if not os.path.lexists(p)]  # a dangling symlink gets its own status
     if missing:
         fail(f"no such file or folder: {', '.join(missing)}")
-    # While `gaceta serve` owns the embedded index, the files go to it (gaceta/cli/ingest_owner.py).
-    from gaceta.cli.ingest_owner import ingest_through_owner
-
-    config = settings()
-    state = via_owner(config, lambda owner: ingest_through_owner(owner, config.home, paths, context, json_out))
-    if state is not NO_OWNER:
-        raise typer.Exit(0 if state == "Completed" else 1)
     # Prefect's INFO lines would tear the progress bar; warnings and errors still show. Set by the user wins.
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     import flows  # noqa: F401  (offline Prefect settings, before Prefect is imported)
@@ -52,8 +48,12 @@ def ingest_command(
     from retrieval.embedders import EmbedderError
     from retrieval.store import StoreError
 
+    config = settings()
+    # While `gaceta serve` owns the embedded index, the files go to it; an owner that stops answering before the
+    # run's end leaves the files to this process (NO_OWNER).
+    ran = via_owner(config, lambda client: _run(paths, context, json_out, log_file, wait, client))
     try:
-        summary, state = _run(paths, context, json_out, log_file, wait)
+        summary, state = _run(paths, context, json_out, log_file, wait) if ran is NO_OWNER else ran
     except (StoreError, EmbedderError) as exc:  # the index is held, damaged, or the model will not load
         if json_out:  # stdout of --json is always JSON: the run that could not start, and why
             print_json({"state": "Failed", "error": str(exc), "files": []})
@@ -67,27 +67,33 @@ def ingest_command(
 
 
 def _run(paths: list[Path], context: bool | None, json_out: bool, log_file: Path | None = None,
-         wait_s: float = WAIT_S) -> tuple[Any, str]:
-    """Open the index and load the model first (an index held by another process is one clear line, before any
-    flow run exists), then run the flow with its progress shown (a live display on a terminal, plain lines
-    otherwise) and every log record of the run routed through `_RunLog`."""
+         wait_s: float = WAIT_S, client=None) -> tuple[Any, str]:
+    """The run with its progress shown (a live display on a terminal, plain lines otherwise) and every log record
+    routed through `_RunLog`. Through the owner (`client`) when one serves the index; otherwise the index is opened
+    and the model loaded first (an index held by another process is one clear line, before any run exists)."""
     from contextlib import nullcontext
 
-    from flows import progress
-    from flows.ingest_flow import run_ingest
-    from flows.tasks import close_indexes, warm_up
+    from flows import indexing, progress
 
     live = err_console.is_terminal and not json_out
     view: _Progress = _ProgressView() if live else _ProgressLines()
+    names = [str(p) for p in paths]
+    if client is None:  # Prefect sets up its logging as it is imported: before `_RunLog` routes the records
+        from flows.ingest_flow import run_ingest
     try:
         with _RunLog(view, log_file):
-            with err_console.status("opening the index, loading the model…") if live else nullcontext():
-                config = settings()  # another command holding the embedded index is waited for (one line says so)
-                with_index_turn(config, lambda: warm_up(config), wait_s)
+            if client is None:
+                with err_console.status("opening the index, loading the model…") if live else nullcontext():
+                    config = settings()  # another command holding the embedded index is waited for (one line says so)
+                    with_index_turn(config, lambda: indexing.warm_up(config), wait_s)
+                with view, progress.listening(view.on_event):
+                    return run_ingest(names, context=context)
+            sink = indexing.OwnerSink(client.owner, client.http, stop_when_gone=True)
             with view, progress.listening(view.on_event):
-                return run_ingest([str(p) for p in paths], context=context)
+                summary = indexing.run(names, context, settings=settings(), sink=sink)
+            return summary, "Failed" if summary.nothing_done else "Completed"
     finally:
-        close_indexes()
+        indexing.close_indexes()
 
 
 class _RunLog(logging.Handler):

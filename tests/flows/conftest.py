@@ -35,7 +35,7 @@ def prefect_api() -> Iterator[str]:
 @contextmanager
 def gaceta_env(home: Path, **extra: str) -> Iterator[Path]:
     """GACETA_HOME (and any GACETA_* extras) for the flows run inside the block; indexes closed after."""
-    from flows.tasks import close_indexes
+    from flows.indexing import close_indexes
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("GACETA_HOME", str(home))

@@ -29,7 +29,7 @@ def expected_blurb(chunk_text: str) -> str:
 @pytest.fixture(scope="module")
 def contextual_run(tmp_path_factory):
     from flows.ingest_flow import run_ingest
-    from flows.tasks import open_index
+    from flows.indexing import open_index
     from retrieval.settings import Settings
 
     folder = link_pdfs(tmp_path_factory.mktemp("ctx-inbox"), [FILE])

@@ -55,7 +55,7 @@ def folder(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def clean_points(folder, tmp_path_factory):
     from flows.ingest_flow import run_ingest
-    from flows.tasks import open_index
+    from flows.indexing import open_index
     from retrieval.settings import Settings
 
     with gaceta_env(tmp_path_factory.mktemp("clean-home")):
@@ -65,7 +65,7 @@ def clean_points(folder, tmp_path_factory):
 
 
 def assert_nothing_half_indexed_is_searchable(home: Path) -> None:
-    from flows.tasks import open_index
+    from flows.indexing import open_index
     from retrieval.settings import Settings
 
     with gaceta_env(home):
@@ -77,7 +77,7 @@ def assert_nothing_half_indexed_is_searchable(home: Path) -> None:
 
 
 def test_sigkill_at_each_stage_then_rerun_equals_clean_run(folder, clean_points, prefect_api, tmp_path):
-    from flows.tasks import open_index
+    from flows.indexing import open_index
     from retrieval.settings import Settings
 
     home = tmp_path / "home"

@@ -34,7 +34,7 @@ def runs(inbox, tmp_path_factory):
     """Two runs on the same folder and home, the first a Prefect flow run, the second the flow's plain functions;
     the index's status after each."""
     from flows.ingest_flow import run_ingest
-    from flows.tasks import open_index
+    from flows.indexing import open_index
     from retrieval.settings import Settings
 
     home = tmp_path_factory.mktemp("home")
@@ -95,7 +95,7 @@ def test_second_run_processes_nothing(runs):
 def test_lost_document_is_reindexed(runs):
     """A file counts as indexed only while the index holds every one of its documents."""
     from flows.ingest_flow import run_ingest
-    from flows.tasks import open_index
+    from flows.indexing import open_index
     from retrieval.settings import Settings
 
     target = _by_name(runs["first"])[GOOD[0]]
@@ -143,9 +143,9 @@ def test_missing_path_is_one_clear_error(tmp_path):
 
 
 def test_indexed_documents_follow_the_index_and_the_blurb_recipe(runs):
-    from flows.ingest_flow import indexed_documents
+    from flows.indexing import indexed_documents
     from flows.models import ContextMode
-    from flows.tasks import open_index
+    from flows.indexing import open_index
     from retrieval.settings import Settings
 
     target = _by_name(runs["first"])[GOOD[1]]
@@ -161,9 +161,9 @@ def test_a_new_ingest_version_reindexes_the_file(runs, monkeypatch):
     """What a file becomes is decided by `ingest.INGEST_VERSION`: a parser change bumps it, and the index, which
     records each document's version, then says the file must be indexed again."""
     import ingest
-    from flows.ingest_flow import indexed_documents
+    from flows.indexing import indexed_documents
     from flows.models import ContextMode
-    from flows.tasks import open_index
+    from flows.indexing import open_index
     from retrieval.settings import Settings
 
     target = _by_name(runs["first"])[GOOD[1]]

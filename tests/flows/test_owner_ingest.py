@@ -37,7 +37,7 @@ def _search(url: str, query: str) -> list[dict]:
 
 
 def test_run_ingest_goes_through_the_serving_owner(served, tmp_path):
-    from flows import tasks
+    from flows import indexing
     from flows.ingest_flow import run_ingest
     from flows.run_log import last_runs
 
@@ -46,7 +46,7 @@ def test_run_ingest_goes_through_the_serving_owner(served, tmp_path):
     assert not any(h["chunk"]["doc_id"].startswith(_sha(inbox / NEW)[:12]) for h in _search(served.url, QUERY))
     with gaceta_env(home):
         summary, state = run_ingest([str(inbox)], with_prefect=False)
-        assert not tasks._indexes, "the run opened the index itself (the owner holds it)"
+        assert not indexing._indexes, "the run opened the index itself (the owner holds it)"
     assert state == "Completed"
     files = {Path(f.path).name: f for f in summary.files}
     assert files[NEW].status.value == "ok" and files[NEW].path == str(inbox / NEW)
@@ -65,7 +65,7 @@ def test_run_ingest_goes_through_the_serving_owner(served, tmp_path):
     uploaded = {p: p.stat().st_mtime_ns for p in kept.glob("*.pdf")}
     with gaceta_env(home):
         again, state = run_ingest([str(inbox / NEW)], with_prefect=True)
-        assert not tasks._indexes
+        assert not indexing._indexes
     assert state == "Completed", again.headline()
     assert [(f.status.value, f.from_cache, sorted(f.doc_ids)) for f in again.files] == [
         ("cached", True, sorted(files[NEW].doc_ids))]

@@ -169,9 +169,9 @@ def test_inbox_deployment_runs_on_its_schedule(tmp_path):
             assert word not in text, tail(name)
 
     from retrieval.files import file_sha256
-    from flows.ingest_flow import indexed_documents
+    from flows.indexing import indexed_documents
     from flows.models import ContextMode
-    from flows.tasks import open_index
+    from flows.indexing import open_index
     from retrieval.settings import Settings
 
     with gaceta_env(home):

@@ -60,7 +60,7 @@ def ingest(home: Path, path: Path, via_inbox: bool) -> list[str]:
     if via_inbox:  # what the `ingest/inbox` deployment runs: the flow with no paths reads $GACETA_HOME/inbox
         import flows  # noqa: F401  (offline Prefect settings first)
         from flows.ingest_flow import run_ingest
-        from flows.tasks import close_indexes
+        from flows.indexing import close_indexes
 
         try:
             summary, state = run_ingest(None)

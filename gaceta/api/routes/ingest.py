@@ -53,7 +53,7 @@ async def get_ingester(request: Request):
 
 def _response(index, outcome, name: str, settings: Settings) -> Response:
     """The outcome under the name the file was sent as: the server's upload folder never leaves it."""
-    from gaceta.api.ingest import chunker_version
+    from flows.indexing import chunker_version
 
     public = outcome.model_copy(update={"path": name, "reason": without_home(outcome.reason, settings.home)})
     body = IngestResponse(outcome=public, embedding_model=index.embedder.model_id, chunker_version=chunker_version(),
