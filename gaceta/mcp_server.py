@@ -1,8 +1,8 @@
 """`gaceta mcp`: gaceta as a Model Context Protocol server (the official `mcp` SDK's `MCPServer`), over stdio or
 streamable HTTP. A face, as thin as the CLI and the API: every tool is one of their calls, and returns their models.
 
-    search(query, k, filters)          → passages (`/search`'s hits, compact): text, label, pages, a link to the
-                                         highlighted page
+    search(query, k, filters)          → passages (`/search`'s hits, compact): text, label, page, law version, a
+                                         link to the highlighted page
     get_provision(law, article, …)     → an article (or one paragraph / fracción of it): verbatim text, amendment
                                          notes, the label a lawyer writes, page, link
     ask(question, k, filters)          → the API's `AnswerResponse` (cited answer, verified spans, coverage)
@@ -82,9 +82,13 @@ class SearchHit(BaseModel):
     doc_type: str | None = None
     publication_date: str | None = None
     last_reform_date: str | None = None
+    law_id: str | None = Field(None, description="The law this document is a version of (\"mx/ley-de-amparo\").")
+    version_date: str | None = Field(None, description="Which version of its law: its last reform as printed, else "
+                                     "its publication (YYYY-MM-DD).")
     article: str | None = Field(None, description="The article the passage is in (get_provision gives it whole).")
     heading_path: list[str] = []
     chunk_id: str
+    page: int = Field(description="The PDF page the passage starts on (the one `link` opens).")
     pages: list[int] = Field(description="PDF pages the passage touches.")
     start: int
     end: int
@@ -100,8 +104,10 @@ class SearchHit(BaseModel):
         return cls(rank=hit.rank, score=hit.score, label=hit.label, text=c.text, truncated=c.truncated,
                    doc_id=c.doc_id, title=d.title, doc_type=d.doc_type.value if d.doc_type else None,
                    publication_date=d.publication_date and d.publication_date.isoformat(),
-                   last_reform_date=d.last_reform_date and d.last_reform_date.isoformat(), article=c.article,
-                   heading_path=c.heading_path, chunk_id=c.chunk_id, pages=c.pages, start=c.start, end=c.end,
+                   last_reform_date=d.last_reform_date and d.last_reform_date.isoformat(), law_id=d.law_id,
+                   version_date=d.version_date and d.version_date.isoformat(), article=c.article,
+                   heading_path=c.heading_path, chunk_id=c.chunk_id, page=c.pages[0], pages=c.pages, start=c.start,
+                   end=c.end,
                    notes=[n.text for n in c.notes], via=hit.via,
                    link=page_link(base, c.doc_id, c.pages[0], c.start, c.end))
 

@@ -23,8 +23,8 @@ def register(app: typer.Typer) -> None:
             [], "--allowed-host", help="With --http: another Host name to answer (a proxy's); repeatable."),
     ) -> None:
         """Serve gaceta's tools to agents (MCP): search, get_provision, ask, check_quote, attribute,
-        format_citation, list_documents, and each document as gaceta://documents/{id}. Through `gaceta serve` when it
-        holds the index."""
+        format_citation, list_documents, compare_versions, article_history, and each document as
+        gaceta://documents/{id}. Through `gaceta serve` when it holds the index."""
         os.environ.setdefault("OMP_NUM_THREADS", "1")  # as `gaceta serve`: concurrent calls are the parallelism
         from gaceta.mcp_server import build_server
 

@@ -50,10 +50,11 @@ class Session:
 
 
 @asynccontextmanager
-async def stdio_session(home: Path):
+async def stdio_session(home: Path, **env: str):
+    """`gaceta mcp` launched as an MCP client launches it, on `home` (`env`: more of the server's environment)."""
     from mcp import ClientSession, StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=GACETA, args=["mcp"], env=server_env(home))
+    params = StdioServerParameters(command=GACETA, args=["mcp"], env=server_env(home, **env))
     with open(home.parent / "mcp-stderr.log", "a") as errlog:  # the server's log, for a failing test's reader
         async with stdio_client(params, errlog=errlog) as (read, write):
             async with ClientSession(read, write, read_timeout_seconds=600) as session:

@@ -4,6 +4,8 @@ document's own words, quotes classified, references read, and failures as one-li
 
 from __future__ import annotations
 
+import re
+
 import pymupdf
 import pytest
 
@@ -69,6 +71,7 @@ def test_get_provision_cpeum_27_is_the_official_text_on_its_page(mcp):
 
 
 LAWS_CPEUM = "mx_ley_CPEUM_constitucion_politica.pdf"
+LAWS_AMPARO = "mx_ley_de_amparo.pdf"
 
 
 def test_get_provision_one_paragraph_and_one_fraccion(mcp):
@@ -118,6 +121,30 @@ def test_check_quote_altered_misattributed_exact(mcp):
     assert exact[0]["status"] == "exact" and exact[0]["changes"] == []
 
 
+def test_attribute_checks_a_whole_text(mcp):
+    """A model's draft: one quote altered (its changed words and the official wording), one sentence the law backs
+    with a verified citation, one claim no indexed text states."""
+    draft = ("El artículo 27 de la Constitución dispone: «La propiedad de las tierras y aguas comprendidas dentro de "
+             "los límites del territorio nacional, corresponde originalmente al Estado». "
+             "A ninguna ley se dará efecto retroactivo en perjuicio de persona alguna. "
+             "La velocidad máxima en las autopistas federales es de 110 kilómetros por hora para los automóviles "
+             "particulares.")
+    got = ok(mcp.call("attribute", text=draft))
+    (quote,) = got["quotes"]
+    assert quote["status"] == "altered" and "corresponde originariamente a la Nación" in quote["official"]
+    assert {"originalmente", "Estado"} <= {w for d in quote["diff"] if d["op"] != "equal"
+                                           for w in (d["quoted"] or "").split()}
+    assert got["summary"]["quotes"]["altered"] == 1 and sum(got["summary"]["quotes"].values()) == 1
+    by_text = {s["text"]: s for s in got["sentences"]}
+    backed = by_text["A ninguna ley se dará efecto retroactivo en perjuicio de persona alguna."]
+    assert backed["support"] == "supported" and any("art. 14" in c["label"] for c in backed["citations"])
+    for c in backed["citations"]:  # the citation is the document's words at the offsets it names
+        markdown = mcp.read(f"gaceta://documents/{c['doc_id']}").contents[0].text
+        assert squashed(markdown[c["start"]:c["end"]]) == squashed(c["cited_text"])
+    invented = next(s for text, s in by_text.items() if text.startswith("La velocidad máxima"))
+    assert invented["support"] == "unsupported" and invented["citations"] == []
+
+
 def test_format_citation_reads_spanish_references(mcp):
     got = ok(mcp.call("format_citation", reference="según el 27 constitucional"))
     assert got["resolved"] and got["reference"]["constitutional"] and got["reference"]["articles"] == ["27"]
@@ -133,8 +160,13 @@ def test_search_hits_carry_label_page_and_link(mcp):
     assert 1 <= len(found["hits"]) <= 3
     assert any(h["article"] == "17" and h["label"].startswith("Ley de Amparo, art. 17") for h in found["hits"])
     for hit in found["hits"]:
-        assert hit["link"].endswith(f"/documents/{hit['doc_id']}/pages/{hit['pages'][0]}?highlight={hit['start']}-"
+        assert hit["page"] == hit["pages"][0]
+        assert hit["link"].endswith(f"/documents/{hit['doc_id']}/pages/{hit['page']}?highlight={hit['start']}-"
                                     f"{hit['end']}")
+        # the page it names is the PDF page that prints the passage's first words
+        name = LAWS_CPEUM if hit["title"].startswith(CPEUM_NAME) else LAWS_AMPARO
+        opening = " ".join(re.findall(r"\w+", hit["text"])[:5])
+        assert opening in " ".join(re.findall(r"\w+", page_words(name, hit["page"]))), (hit["label"], opening)
         markdown = mcp.read(f"gaceta://documents/{hit['doc_id']}").contents[0].text
         assert markdown[hit["start"]:hit["end"]] == hit["text"]  # the passage is the document's words
     docs = ok(mcp.call("list_documents"))
