@@ -41,6 +41,7 @@ class Candidate:
     path: Path
     sha256: str
     link: str | None = None
+    size: int = 0  # bytes, for the progress estimate
 
 
 Found = Candidate | FileOutcome
@@ -157,7 +158,11 @@ class _Walk:
                               f"the same bytes as {first}: indexed once", link).model_copy(update={"sha256": sha}))
             return
         self.by_sha[sha] = str(path)
-        self.add(Candidate(path, sha, link))
+        try:
+            size = os.stat(path).st_size
+        except OSError:  # gone since it was hashed: its read fails later, with its reason
+            size = 0
+        self.add(Candidate(path, sha, link, size))
 
 
 def discover(paths: list[str | Path]) -> list[Found]:

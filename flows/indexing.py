@@ -383,7 +383,7 @@ def run(paths: list[str] | None, context: bool | None = None, *, settings: Setti
         paths = [str(inbox)]
     found = discover(paths)
     pdfs = candidates(found)
-    progress.emit("discovered", pdfs=len(pdfs), others=len(found) - len(pdfs))
+    progress.emit("discovered", pdfs=len(pdfs), others=len(found) - len(pdfs), bytes=sum(c.size for c in pdfs))
     sink = sink or open_sink(settings, log)
     mode, note = context_mode(settings, context)
     if mode is ContextMode.no_key:

@@ -223,6 +223,7 @@ class _Progress:
                 notes = self.notes.pop(outcome.path, [])
                 if outcome.issue is None:  # one of the run's PDFs: counted
                     self.done += 1
+                    self.counted(outcome)
                 self.refresh()  # the display drops the file before its outcome line is printed above it
                 self.finished(outcome, notes)
                 return
@@ -237,6 +238,8 @@ class _Progress:
                                                                if _detail(outcome) else "")
 
     # what each view does
+    def counted(self, outcome) -> None: ...
+
     def started(self, data: dict[str, Any]) -> None: ...
     def finished(self, outcome, notes: list[str]) -> None: ...
     def refresh(self) -> None: ...
@@ -263,14 +266,15 @@ class _ProgressView(_Progress):
     it) is printed above the display once, when the flow reports it."""
 
     def __init__(self) -> None:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-        from rich.progress import TimeRemainingColumn
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
         super().__init__()
-        self.bar = Progress(TextColumn("files"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[note]}"),
-                            TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(), console=err_console,
-                            transient=True)
-        self.task = self.bar.add_task("files", total=None, note="")
+        # the bar and the time left go by bytes read, not files: one long scan is not "one file of ten"
+        self.bar = Progress(TextColumn("files {task.fields[files]}"), BarColumn(), TextColumn("{task.fields[note]}"),
+                            TextColumn("elapsed"), TimeElapsedColumn(), TextColumn("· about"),
+                            TimeRemainingColumn(), TextColumn("left"), console=err_console, transient=True)
+        self.task = self.bar.add_task("files", total=None, note="", files="0/?")
+        self.bytes_done = 0
         self.live = None
 
     def _render(self):
@@ -296,13 +300,19 @@ class _ProgressView(_Progress):
             self.live.stop()
 
     def started(self, data: dict[str, Any]) -> None:
-        self.bar.update(self.task, total=data["pdfs"])
+        self.bar.update(self.task, total=data.get("bytes") or None, files=f"0/{data['pdfs']}")
         if data.get("others"):
             self.say(f"{data['pdfs']} PDF(s), {data['others']} other path(s)")
 
     def refresh(self) -> None:
-        self.bar.update(self.task, completed=self.done,
+        self.bar.update(self.task, completed=self.bytes_done, files=f"{self.done}/{self.total}",
                         note=f"{_count(self.pages, 'page')}, {_count(self.chunks, 'chunk')}")
+
+    def counted(self, outcome) -> None:
+        try:
+            self.bytes_done += os.stat(outcome.path).st_size
+        except OSError:  # gone since it was read: the estimate goes on without it
+            pass
 
     def finished(self, outcome, notes: list[str]) -> None:
         from rich.markup import escape
