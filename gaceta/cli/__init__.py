@@ -35,4 +35,17 @@ def main() -> None:
 
             say_error(str(exc))
             sys.exit(1)
+        if _bad_settings(exc):  # a GACETA_* variable (or .env line) the settings refuse: one line a variable
+            from gaceta.cli.common import say_error
+
+            for err in exc.errors():
+                name = "GACETA_" + "_".join(str(part) for part in err["loc"]).upper()
+                say_error(f"invalid setting {name}={err.get('input')!r}: {err['msg']}")
+            sys.exit(2)
         raise
+
+
+def _bad_settings(exc: Exception) -> bool:
+    from pydantic import ValidationError
+
+    return isinstance(exc, ValidationError) and exc.title == "Settings"

@@ -149,3 +149,24 @@ def test_concurrent_searches_while_batching_get_what_a_lone_search_gets(index):
     assert alone[0] and alone[-1] == []
     with pytest.raises(ValueError, match="k must be at least 1"):
         index.search(QUESTIONS[0], k=0)
+
+
+@pytest.mark.parametrize("command", [["status"], ["search", "trabajadores"], ["mcp", "--help"]])
+def test_a_bad_setting_is_one_line_not_a_traceback(tmp_path, command):
+    """An environment value the settings refuse (below a bound, not a number) is named in one line, exit 2."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "GACETA_HOME": str(tmp_path), "GACETA_MAX_HIT_CHARS": "120", "GACETA_CHUNK_CACHE": "many"}
+    proc = subprocess.run([sys.executable, "-c", "from gaceta.cli import main; main()", *command], env=env,
+                          capture_output=True, text=True, timeout=300)
+    if command[-1] == "--help":  # help reads no settings: it still works
+        assert proc.returncode == 0, proc.stderr
+        return
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert any(line.startswith("error: invalid setting GACETA_MAX_HIT_CHARS='120': ") and "200" in line
+               for line in lines), lines
+    assert any("GACETA_CHUNK_CACHE='many'" in line for line in lines), lines
