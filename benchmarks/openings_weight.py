@@ -69,7 +69,7 @@ def by_file(details: list[dict]) -> dict:
                                                           delimiter="\t")}
     out: dict = {}
     for d in details:
-        f = out.setdefault(file_of[d["id"]], {"n": 0, "first_in_article": 0, "cites_gold": 0, "search_r1": 0})
+        f = out.setdefault(file_of[d["id"]], {"n": 0, "first_in_article": 0, "cites_gold": 0})
         f["n"] += 1
         f["first_in_article"] += d["first_in_article"]
         f["cites_gold"] += d["cites_gold"]

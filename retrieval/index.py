@@ -216,11 +216,14 @@ class Index:
 
         return Openings(self.settings.openings_dir, self.articles)
 
-    def opened(self, query: str, filters: SearchFilters | None, limit: int):
-        """The `limit` articles whose openings are closest to `query`, among the documents the filters admit in the
-        version in force on their date (`retrieval.openings.Openings.rank`)."""
+    def opened(self, query: str, filters: SearchFilters | None, limit: int, doc_ids: Sequence[str] | None = None):
+        """The `limit` articles whose openings are closest to `query`, among the documents the filters admit (and
+        of `doc_ids`, when given: the laws the question names) in the version in force on their date
+        (`retrieval.openings.Openings.rank`)."""
         superseded = set(self._superseded(filters))
-        scope = [d.doc_id for d in self._records()[2] if d.doc_id not in superseded and matches(d, filters)]
+        only = set(doc_ids) if doc_ids is not None else None
+        scope = [d.doc_id for d in self._records()[2] if d.doc_id not in superseded and matches(d, filters)
+                 and (only is None or d.doc_id in only)]
         return self.openings.rank(query, scope, limit)
 
     def _recover_sources(self) -> None:

@@ -74,7 +74,10 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     merged = list(looked_up.values()) + [h for h in hits if h.chunk.chunk_id not in looked_up]
     opened: dict[tuple[str, str], int] = {}
     if rerank and index.settings.openings and not any(ref.articles for ref, _ in refs) and not _titled(query, merged):
-        ranked_openings = index.opened(query, filters, OPENED)
+        # a law the question names: its articles only; a named law that is not here: none (it is said to be absent)
+        named = sorted({d for _, doc_ids in resolved for d in doc_ids})
+        absent = any(names_a_law(ref) and not doc_ids for ref, doc_ids in resolved)
+        ranked_openings = [] if absent else index.opened(query, filters, OPENED, named or None)
         opened = {(o.doc_id, o.article): o.rank for o in ranked_openings}
         merged += _opened_candidates(index, ranked_openings[:OPENED_ADDED], merged, filters)
     if rerank:

