@@ -27,9 +27,11 @@ TITLED = 0.5  # a candidate article's title holding half the question's terms na
 
 def legal_search(index: Index, query: str, k: int = 10, mode: SearchMode = SearchMode.hybrid,
                  filters: SearchFilters | None = None, rerank: bool = True,
-                 fusion: Fusion = Fusion.rrf, prefetch: int | None = None) -> SearchResult:
+                 fusion: Fusion = Fusion.rrf, prefetch: int | None = None, openings: bool = False) -> SearchResult:
+    """`openings`: consult the article openings for a question that names no article (`retrieval.openings`): the
+    answer path does (one small transformer query, ~38 ms of CPU); a plain search keeps its few-ms budget."""
     first = first_stage(query, k, mode, filters, rerank, fusion, prefetch)
-    return complete(index, first, index.search_future(first).result(), k, rerank)
+    return complete(index, first, index.search_future(first).result(), k, rerank, openings)
 
 
 def first_stage(query: str, k: int = 10, mode: SearchMode = SearchMode.hybrid, filters: SearchFilters | None = None,
@@ -42,7 +44,8 @@ def first_stage(query: str, k: int = 10, mode: SearchMode = SearchMode.hybrid, f
     return Search(query, pool, mode, filters, fusion, prefetch or DEFAULT_PREFETCH)
 
 
-def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank: bool = True) -> SearchResult:
+def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank: bool = True,
+             openings: bool = False) -> SearchResult:
     """References understood and looked up, merged with the first stage's `hits`, re-ranked, labelled."""
     query, filters = first.query, first.filters
     refs = understood(query, index.catalog())
@@ -73,7 +76,7 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     # a search hit the lookup also found is the looked-up one (via "reference")
     merged = list(looked_up.values()) + [h for h in hits if h.chunk.chunk_id not in looked_up]
     opened: dict[tuple[str, str], int] = {}
-    if rerank and index.settings.openings and not any(ref.articles for ref, _ in refs) and not _titled(query, merged):
+    if rerank and openings and index.settings.openings and not any(ref.articles for ref, _ in refs) and not _titled(query, merged):
         # a law the question names: its articles only; a named law that is not here: none (it is said to be absent)
         named = sorted({d for _, doc_ids in resolved for d in doc_ids})
         absent = any(names_a_law(ref) and not doc_ids for ref, doc_ids in resolved)

@@ -51,7 +51,7 @@ def test_written_at_ingest_one_vector_an_article(home, index):
 def test_free_form_question_ranks_the_answering_article(index):
     opened = index.opened(PRESIDENT, None, 5)
     assert opened[0].article == "82", opened  # "Para ser Presidente se requiere: …"
-    hits = legal_search(index, PRESIDENT, k=8).hits
+    hits = legal_search(index, PRESIDENT, k=8, openings=True).hits  # what an answer reads
     assert hits[0].chunk.article == "82" and hits[0].features["opening"] == 1.0, [
         (h.chunk.article, h.features) for h in hits[:5]]
 
@@ -67,8 +67,13 @@ def test_cli_answer_quotes_article_82(home, monkeypatch):
     assert "Para ser Presidente se requiere" in json.dumps(answer, ensure_ascii=False)
 
 
+def test_a_plain_search_keeps_its_budget(index):
+    hits = legal_search(index, PRESIDENT, k=8).hits  # `gaceta search`, POST /search: no transformer query
+    assert all("opening" not in h.features and h.via != "opening" for h in hits)
+
+
 def test_named_article_is_not_touched(index):
-    hits = legal_search(index, "¿Qué dispone el artículo 27 de la Constitución?", k=5).hits
+    hits = legal_search(index, "¿Qué dispone el artículo 27 de la Constitución?", k=5, openings=True).hits
     assert hits[0].chunk.article == "27" and hits[0].via == "reference"
     assert all("opening" not in h.features for h in hits)  # a named article: the lookup decides, no openings
 
@@ -89,7 +94,7 @@ def test_off_writes_nothing_and_delete_removes(tmp_path, monkeypatch):
     build_index(home, ["mx_reglamento_arts_121_122_LFT.pdf"]).close()
     assert not (home / "openings").exists()
     with Index.open(Settings(home=home)) as index:
-        hits = legal_search(index, "¿Ante quién pueden formular queja los trabajadores?", k=5).hits
+        hits = legal_search(index, "¿Ante quién pueden formular queja los trabajadores?", k=5, openings=True).hits
         assert hits and all("opening" not in h.features for h in hits)
     monkeypatch.setenv("GACETA_OPENINGS", "on")
     home = tmp_path / "on"
