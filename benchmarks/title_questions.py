@@ -64,7 +64,7 @@ def run_question(index, answerer, q) -> dict:
     from retrieval.answers.verify import Verifier
     from retrieval.legal_search import legal_search
 
-    result = legal_search(index, q.question, k=SEARCH_K)
+    result = legal_search(index, q.question, k=SEARCH_K, openings=True)  # as `ask` searches
     rank = next((h.rank for h in result.hits if q.in_gold(h.chunk)), None)
     hits = result.hits[:8]  # what `ask(k=8)` answers from: the same ranking cut at 8
     draft = answerer.answer(q.question, hits)

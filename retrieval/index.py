@@ -24,7 +24,7 @@ from ingest.references import amended_articles
 from retrieval import bm25
 from retrieval.batcher import Batcher
 from retrieval.chunk_cache import ChunkCache, Parsed
-from retrieval.documents import DocumentPage, DocumentRecords
+from retrieval.documents import DocumentPage, DocumentRecords, matches
 from retrieval.embedders import Embedder, load_embedder
 from retrieval.law_lookup import LawCatalog
 from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode
@@ -198,6 +198,8 @@ class Index:
             for i, c in enumerate(chunks)
         ]
         self.store.upsert_document(doc.doc_id, points)
+        if self.settings.openings:
+            self.openings.write(doc.doc_id, chunks)
         self._dirty = True
 
     @functools.cached_property
@@ -206,6 +208,23 @@ class Index:
         from retrieval.originals import Originals
 
         return Originals(self.settings.home)
+
+    @functools.cached_property
+    def openings(self):
+        """One opening vector per article of each document (`retrieval.openings`), beside the records."""
+        from retrieval.openings import Openings
+
+        return Openings(self.settings.openings_dir, self.articles)
+
+    def opened(self, query: str, filters: SearchFilters | None, limit: int, doc_ids: Sequence[str] | None = None):
+        """The `limit` articles whose openings are closest to `query`, among the documents the filters admit (and
+        of `doc_ids`, when given: the laws the question names) in the version in force on their date
+        (`retrieval.openings.Openings.rank`)."""
+        superseded = set(self._superseded(filters))
+        only = set(doc_ids) if doc_ids is not None else None
+        scope = [d.doc_id for d in self._records()[2] if d.doc_id not in superseded and matches(d, filters)
+                 and (only is None or d.doc_id in only)]
+        return self.openings.rank(query, scope, limit)
 
     def _recover_sources(self) -> None:
         """Once per index object (at open, and again before a write on an index built without `open`): finish
@@ -236,6 +255,7 @@ class Index:
     def _remove_document(self, doc_id: str) -> bool:
         """A document's points, then its record (search stops seeing it first)."""
         removed = self.store.delete_document(doc_id)
+        self.openings.remove(doc_id)
         try:
             had_record = self.records.delete(doc_id)
         except ValueError:

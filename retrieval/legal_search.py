@@ -17,15 +17,21 @@ from retrieval import rerank as second_stage
 from retrieval.index import DEFAULT_PREFETCH, Index, Search
 from retrieval.law_lookup import CONTEXT_DOCS, names_a_law, report, understood
 from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode, SearchResult
+from retrieval.text_analysis import content_terms
 
 MAX_PROVISION_CHUNKS = 12  # chunks of named articles a result may lead with
+OPENED = 30  # articles ranked by their openings for a question that names none (the reranker's `opening` feature)
+OPENED_ADDED = 5  # of those, the best whose first chunks join the candidates when the first stage missed them
+TITLED = 0.5  # a candidate article's title holding half the question's terms names the topic: no openings
 
 
 def legal_search(index: Index, query: str, k: int = 10, mode: SearchMode = SearchMode.hybrid,
                  filters: SearchFilters | None = None, rerank: bool = True,
-                 fusion: Fusion = Fusion.rrf, prefetch: int | None = None) -> SearchResult:
+                 fusion: Fusion = Fusion.rrf, prefetch: int | None = None, openings: bool = False) -> SearchResult:
+    """`openings`: consult the article openings for a question that names no article (`retrieval.openings`): the
+    answer path does (one small transformer query, ~38 ms of CPU); a plain search keeps its few-ms budget."""
     first = first_stage(query, k, mode, filters, rerank, fusion, prefetch)
-    return complete(index, first, index.search_future(first).result(), k, rerank)
+    return complete(index, first, index.search_future(first).result(), k, rerank, openings)
 
 
 def first_stage(query: str, k: int = 10, mode: SearchMode = SearchMode.hybrid, filters: SearchFilters | None = None,
@@ -38,7 +44,8 @@ def first_stage(query: str, k: int = 10, mode: SearchMode = SearchMode.hybrid, f
     return Search(query, pool, mode, filters, fusion, prefetch or DEFAULT_PREFETCH)
 
 
-def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank: bool = True) -> SearchResult:
+def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank: bool = True,
+             openings: bool = False) -> SearchResult:
     """References understood and looked up, merged with the first stage's `hits`, re-ranked, labelled."""
     query, filters = first.query, first.filters
     refs = understood(query, index.catalog())
@@ -68,12 +75,20 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     search_ranks = {h.chunk.chunk_id: h.rank for h in hits}
     # a search hit the lookup also found is the looked-up one (via "reference")
     merged = list(looked_up.values()) + [h for h in hits if h.chunk.chunk_id not in looked_up]
+    opened: dict[tuple[str, str], int] = {}
+    if rerank and openings and index.settings.openings and not any(ref.articles for ref, _ in refs) and not _titled(query, merged):
+        # a law the question names: its articles only; a named law that is not here: none (it is said to be absent)
+        named = sorted({d for _, doc_ids in resolved for d in doc_ids})
+        absent = any(names_a_law(ref) and not doc_ids for ref, doc_ids in resolved)
+        ranked_openings = [] if absent else index.opened(query, filters, OPENED, named or None)
+        opened = {(o.doc_id, o.article): o.rank for o in ranked_openings}
+        merged += _opened_candidates(index, ranked_openings[:OPENED_ADDED], merged, filters)
     if rerank:
         cross = None
         if index.settings.rerank_model:
             scorer = load_cross_encoder(index.settings.rerank_model)
             cross = scorer.scores(query, [h.chunk.text for h in merged])
-        ranked = second_stage.rerank(query, merged, resolved, search_ranks, cross, limit=k)
+        ranked = second_stage.rerank(query, merged, resolved, search_ranks, cross, limit=k, opened=opened)
     else:
         ranked = [h.model_copy(update={"rank": i}) for i, h in enumerate(merged[:k], start=1)]
     versioned = index.versioned_laws()
@@ -81,6 +96,29 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
         hit.versioned = hit.document.law_id in versioned
         hit.label = labels.label(hit.document, hit.chunk, versioned=hit.versioned)
     return SearchResult(query=query, hits=ranked, references=reports)
+
+
+def _titled(query: str, hits: list[SearchHit]) -> bool:
+    """Does a candidate's article title say most of what the question asks ("Periodo de prueba" for "¿qué dispone la
+    ley sobre el periodo de prueba?")? A law that titles its articles names their topics itself: its title, not an
+    opening's similarity, decides (`rerank.title_share` ≥ TITLED)."""
+    terms = content_terms(query)
+    return any(second_stage.title_share(terms, h.chunk) >= TITLED for h in hits)
+
+
+def _opened_candidates(index: Index, best: list, merged: list[SearchHit],
+                       filters: SearchFilters | None) -> list[SearchHit]:
+    """The first chunk of each of the `best` opened articles that no candidate lies in yet (via "opening")."""
+    held = {(h.chunk.doc_id, h.chunk.article) for h in merged if h.chunk.role in BODY_ROLES}
+    added = []
+    for o in best:
+        if (o.doc_id, o.article) in held:
+            continue
+        body = [cd for cd in index.provisions([o.doc_id], [o.article], filters) if cd[0].role in BODY_ROLES]
+        if body:
+            chunk, document = body[0]
+            added.append(SearchHit(chunk=chunk, document=document, score=0.0, rank=1, via="opening"))
+    return added
 
 
 def _in_force(found: list, ref: LegalReference, query: str) -> list:

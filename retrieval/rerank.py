@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 
 from ingest.headings import fold
-from ingest.models import Chunk, HeadingKind, LegalReference, ProvisionRole
+from ingest.models import BODY_ROLES, Chunk, HeadingKind, LegalReference, ProvisionRole
 from retrieval.models import SearchHit
 from retrieval.text_analysis import content_terms
 
@@ -43,6 +43,8 @@ W_LAW = 0.3
 W_REFERENCE = 1.0
 W_CROSS = 0.5
 W_TITLE = 0.5  # as much as the first stage's top rank: an article titled with the question's words is its topic
+W_OPENING = 1.0  # an opening ranked first weighs the first stage's top rank twice: chosen on the CPEUM half of mx_legal_qa
+OPENING_K = 2  # opening rank r weighs OPENING_K / (OPENING_K - 1 + r): 1, ⅔, ½, … a sharp decay
 FORM_PREFIX = 5  # two stems that share this many letters, and FORM_SHARE of the shorter, are forms of one word
 FORM_SHARE = 0.7  # (requisit/requier, suspension/suspend: Snowball keeps a word's derived forms apart)
 FORM_WEIGHT = 0.5  # a query term met only in another form of its word counts this share of a match
@@ -107,13 +109,14 @@ def title_share(q_terms: set[str], chunk: Chunk) -> float:
 
 def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[LegalReference, Sequence[str]]],
            search_ranks: dict[str, int], cross: Sequence[float] | None = None,
-           limit: int | None = None) -> list[SearchHit]:
+           limit: int | None = None, opened: dict[tuple[str, str], int] | None = None) -> list[SearchHit]:
     """The best `limit` (all when None) of `hits` re-scored and re-ranked (ranks renumbered from 1), each a copy
     carrying its features.
 
     `references`: each parsed reference with the doc ids it resolved to; `search_ranks`: chunk id → rank in the
     first-stage list (hits missing from it were found by the reference lookup only); `cross`: a cross-encoder's
-    score per hit, when one is configured. A hit is in a named article when the lookup found it (`via`
+    score per hit, when one is configured; `opened`: (doc id, article) → rank of the article's opening for a
+    question that names no article (`retrieval.openings`). A hit is in a named article when the lookup found it (`via`
     "reference"): the lookup, not a key match here, decides which of several "Artículo 1" a reference means.
     """
     if not hits:
@@ -131,11 +134,14 @@ def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[Leg
             "role": 1.0 if flat_roles else ROLE_WEIGHTS.get(hit.chunk.role, 1.0),
             "title": title_share(q_terms, hit.chunk),
         }
+        if opened:
+            o_rank = opened.get((hit.chunk.doc_id, hit.chunk.article)) if hit.chunk.role in BODY_ROLES else None
+            features["opening"] = OPENING_K / (OPENING_K - 1 + o_rank) if o_rank else 0.0
         if cross is not None:
             features["cross"] = float(cross[i])
         features["score"] = features["role"] * (
             W_FUSED * features["fused"] + W_LAW * features["law"] + W_TITLE * features["title"]
-            + W_CROSS * features.get("cross", 0.0)
+            + W_CROSS * features.get("cross", 0.0) + W_OPENING * features.get("opening", 0.0)
         ) + W_REFERENCE * features["reference"]
         scored.append((features, hit))
     scored.sort(key=lambda fh: (-fh[0]["score"], search_ranks.get(fh[1].chunk.chunk_id, 10**6), fh[1].chunk.index))

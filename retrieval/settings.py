@@ -43,6 +43,9 @@ class Settings(BaseSettings):
                                      "already in the Hugging Face cache) whose score joins the reranker's features; "
                                      "unset (the default): the feature reranker alone. Never downloaded at run time.")
 
+    openings: bool = Field(True, description="GACETA_OPENINGS=off: no article-opening vectors (retrieval/openings.py) "
+                           "are written at ingest or consulted for questions that name no article.")
+
     # Answers
     answerer: Answerer = "extractive"
     anthropic_api_key: str | None = None
@@ -105,3 +108,7 @@ class Settings(BaseSettings):
     @property
     def documents_dir(self) -> Path:
         return self.home / "documents"
+
+    @property
+    def openings_dir(self) -> Path:
+        return self.home / "openings"

@@ -73,7 +73,8 @@ def _retrieve(index, question: str, k: int, filters: SearchFilters | None,
     """The sources: named provisions looked up, hybrid hits, re-ranked (unless `rerank` is off)."""
     if not question.strip():
         raise ValueError("the question is empty")
-    result = legal_search(index, question, k=k, mode=SearchMode.hybrid, filters=filters, rerank=rerank)
+    result = legal_search(index, question, k=k, mode=SearchMode.hybrid, filters=filters, rerank=rerank,
+                          openings=True)  # the answer is worth one small transformer query (retrieval.openings)
     return result.hits, result.references
 
 
