@@ -98,11 +98,12 @@ def test_a_drafted_answer_lists_each_quote_under_its_label(run, monkeypatch):
     answered. (The claude answerer against the local Messages API stub: the real SDK, no network.)"""
     from tests.stubs.anthropic_stub import AnthropicStub, char_citation, document_blocks
 
-    def drafted(request):
-        data = document_blocks(request)[0]["source"]["data"]
-        at = data.index("Comisión Intersecretarial") if "Comisión Intersecretarial" in data else 0
-        end = data.find(".", at) + 1 or len(data)
-        return {"content": [{"type": "text", "text": DRAFTED, "citations": [char_citation(request, 0, at, end)]}]}
+    def drafted(request):  # the model cites the source that says it, wherever the search ranked that source
+        docs = [d["source"]["data"] for d in document_blocks(request)]
+        i = next((i for i, data in enumerate(docs) if "podrán formular queja" in data), 0)  # art. 28
+        at = docs[i].index("Comisión Intersecretarial") if "podrán formular queja" in docs[i] else 0
+        end = docs[i].find(".", at) + 1 or len(docs[i])
+        return {"content": [{"type": "text", "text": DRAFTED, "citations": [char_citation(request, i, at, end)]}]}
 
     with AnthropicStub(drafted) as stub:
         for name, value in {"GACETA_ANTHROPIC_API_KEY": "sk-test", "GACETA_ANTHROPIC_BASE_URL": stub.base_url,
