@@ -24,6 +24,11 @@ MAX_DOCUMENTS_PAGE = 500  # documents one listing call returns at most
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,200}$")
 
 
+def valid_id(doc_id: str) -> bool:
+    """Could `doc_id` name a document (and a file under the data dir)? Anything else was never written."""
+    return bool(_SAFE_ID.fullmatch(doc_id)) and ".." not in doc_id
+
+
 class RecordDamaged(IndexDamaged, ValueError):
     """A document record that cannot be read: damage in one line naming the repair (a 503 under a request, like any
     store damage); a ValueError too, as an unreadable record always was to the doctor and the delete path."""
@@ -34,7 +39,7 @@ class DocumentRecords:
         self.directory = directory
 
     def _path(self, doc_id: str) -> Path:
-        if not _SAFE_ID.fullmatch(doc_id) or ".." in doc_id:
+        if not valid_id(doc_id):
             raise ValueError(f"not a valid document id: {doc_id!r}")
         return self.directory / f"{doc_id.replace(':', '_')}.json"
 

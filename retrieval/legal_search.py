@@ -76,8 +76,11 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     # a search hit the lookup also found is the looked-up one (via "reference")
     merged = list(looked_up.values()) + [h for h in hits if h.chunk.chunk_id not in looked_up]
     opened: dict[tuple[str, str], int] = {}
+    # openings cover a law's own body: not a named article (the lookup decides), not a question about reforms,
+    # transitory rules or dates (answered outside the body), not a topic an article title already names
     names_article = any(ref.articles for ref, _ in refs)
-    if rerank and openings and index.settings.openings and not names_article and not _titled(query, merged):
+    if (rerank and openings and index.settings.openings and not names_article
+            and not second_stage.asks_about_history(query) and not _titled(query, merged)):
         # a law the question names: its articles only; a named law that is not here: none (it is said to be absent)
         named = sorted({d for _, doc_ids in resolved for d in doc_ids})
         absent = any(names_a_law(ref) and not doc_ids for ref, doc_ids in resolved)

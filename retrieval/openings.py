@@ -140,6 +140,10 @@ class Openings:
         return self.dir / f"{doc_id}.none"
 
     def remove(self, doc_id: str) -> None:
+        from retrieval.documents import valid_id
+
+        if not valid_id(doc_id):  # `DELETE /documents/<anything>`: no file was ever written under such a name
+            return
         with self._lock:
             self._cache.pop(doc_id, None)
         self._path(doc_id).unlink(missing_ok=True)
