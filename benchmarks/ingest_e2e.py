@@ -92,6 +92,8 @@ def pinned(folder: Path, tmp: Path, cpu_lists: list[str], code: Path) -> None:
         print(f"| {cpus} | {load:.1f} | {s['files_ok']} | {s['chunks']} | {wall:.1f} | {s['seconds']:.1f} "
               f"| {s['stages']['embed']:.1f} | {first / wall:.2f} | {got['chunks']} | {got['digest'][:12]} |",
               flush=True)
+        print("  stage seconds, summed over files: " + ", ".join(f"{k} {v:.1f}" for k, v in s["stages"].items()),
+              file=sys.stderr)
     print(f"\nindex contents (chunk ids and texts) {'identical' if len(digests) == 1 else 'DIFFER'} across the runs")
 
 

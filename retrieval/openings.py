@@ -80,8 +80,14 @@ class _Model:
         return self._engine
 
     def passages(self, texts: Sequence[str]) -> np.ndarray:
+        from retrieval.embedders import encoder_threads
+        from retrieval.encoder_pool import E5, shared_pool
+
         if not texts:
             return np.zeros((0, DIM), np.float32)
+        pool = shared_pool(encoder_threads())
+        if pool.worth_it(len(texts), E5):  # a law's openings: one single-threaded engine per CPU, in workers
+            return pool.encode(texts, E5)
         with self._lock:
             engine = self._loaded()
             out = [np.asarray(engine.passage(list(texts[i:i + 64])), np.float32) for i in range(0, len(texts), 64)]
