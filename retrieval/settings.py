@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
+from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -35,6 +37,11 @@ class Settings(BaseSettings):
         description="'use-v3' (multilingual USE v3, the default: it wins Spanish hybrid recall, see "
         "docs/benchmarks.md), 'minilm' (all-MiniLM-L6-v2), or any sentence-transformers name or path.",
     )
+    device: str = Field(
+        "auto", description="GACETA_DEVICE: where a sentence-transformers embedding model runs: 'auto' (a CUDA GPU "
+        "when torch sees one, else the CPU), 'cpu', 'cuda', 'cuda:N' or 'mps'; 256 texts a batch on a GPU, 32 on the "
+        "CPU. use-v3 (numpy) runs on the CPU only: with it, a GPU named here is an error and 'auto' is the CPU. A "
+        "named device torch does not see is an error when the model loads (retrieval.embedders.resolve_device).")
 
     # Retrieval
     rerank: bool = Field(True, description="GACETA_RERANK=off: answer from the first-stage hybrid list as it comes "
@@ -100,6 +107,18 @@ class Settings(BaseSettings):
         "(a cut text is marked `truncated`; a chunk is a few thousand characters, so only a degenerate one is cut); a "
         "client asks for less with `max_chars`.")
 
+
+    @field_validator("device", mode="before")
+    @classmethod
+    def _device_form(cls, value: object) -> object:
+        """'auto', 'cpu', 'cuda', 'cuda:N' or 'mps' (any case, spaces around ignored); any other form is refused."""
+        if not isinstance(value, str):
+            return value
+        device = value.strip().lower()
+        form = re.fullmatch(r"auto|cpu|mps|cuda(?::(\d+))?", device)
+        if form is None:
+            raise PydanticCustomError("device", "must be auto, cpu, cuda, cuda:N (N a GPU's number) or mps")
+        return f"cuda:{int(form[1])}" if form[1] else device
 
     @property
     def index_dir(self) -> Path:
