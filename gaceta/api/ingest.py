@@ -88,7 +88,7 @@ def _child_start(settings_json: str, parent: int | None = None) -> None:
 
     settings = Settings.model_validate_json(settings_json)
     # an `Index` over the model whose store is the owner's, which this process never opens
-    _child["index"] = Index(settings, load_embedder(settings.embedding_model), _Totals())
+    _child["index"] = Index(settings, load_embedder(settings.embedding_model, settings.device), _Totals())
 
 
 def _prepare(path: str, sha256: str, totals: tuple[int, int], use_context: bool) -> Prepared:

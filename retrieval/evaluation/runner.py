@@ -48,7 +48,7 @@ def evaluate_retrieval(
     dataset = load_dataset(dataset_path)
     queries = dataset.queries[:limit] if limit else dataset.queries
     settings = (settings or Settings()).model_copy(update={"qdrant_url": None})
-    embedder = QueryCache(load_embedder(embedder_name or settings.embedding_model))
+    embedder = QueryCache(load_embedder(embedder_name or settings.embedding_model, settings.device))
     embed_ms = embedder.warm([q.text for q in queries])
     # the store prefetches at least as many candidates per side as it returns
     search = {"fusion": Fusion(fusion), "prefetch": max(prefetch or DEFAULT_PREFETCH, FETCH)}
