@@ -403,15 +403,26 @@ def run(paths: list[str] | None, context: bool | None = None, *, settings: Setti
     slots: list[tuple[Candidate | None, FileOutcome | None, Any]] = []  # (candidate, outcome known, future)
     outcomes: list[FileOutcome] = []
     try:
+        to_index: list[int] = []
         for item in found:
             if isinstance(item, FileOutcome):
                 slots.append((None, item, None))
                 continue
             try:  # a file the index holds already is answered here; the others are submitted
                 known = sink.cached(item, use_context)
-                slots.append((item, known, None if known is not None else submit(item, use_context)))
             except Exception as exc:  # one file's error never stops the others: it is that file's outcome
-                slots.append((item, failed(item, exc), None))
+                known = failed(item, exc)
+            slots.append((item, known, None))
+            if known is None:
+                to_index.append(len(slots) - 1)
+        # The largest files first: a long law submitted last would embed and write alone while the other workers
+        # idle. Outcomes are still reported in discovery order.
+        for i in sorted(to_index, key=lambda i: -slots[i][0].size):
+            item = slots[i][0]
+            try:
+                slots[i] = (item, None, submit(item, use_context))
+            except Exception as exc:  # one file's error never stops the others: it is that file's outcome
+                slots[i] = (item, failed(item, exc), None)
         for item, outcome, future in slots:
             if future is not None:
                 try:
