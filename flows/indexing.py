@@ -270,6 +270,7 @@ class IndexSink:
     def __init__(self, index):
         self.idx = index
         self.embedding_model = index.embedder.model_id
+        index.embedder.start()  # the encoder's worker processes load while the first files parse
 
     def run_name(self, started: dt.datetime) -> str:
         return f"local-{started:%Y%m%dT%H%M%S}"

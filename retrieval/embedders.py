@@ -52,6 +52,10 @@ class Embedder(ABC):
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         """(len(texts), dim) float32, rows L2-normalised."""
 
+    def start(self) -> None:
+        """Start what a first large batch would otherwise wait for (an ingest run calls it as it begins); the
+        model itself loads on first use."""
+
     @abstractmethod
     def _encode_queries(self, texts: Sequence[str]) -> np.ndarray:
         """(len(texts), dim) float32, L2-normalised: the model's query encoding of non-empty `texts`, one batch."""
@@ -197,6 +201,9 @@ class UseV3Embedder(Embedder):
         threads = threads or encoder_threads()
         self.model = USE(threads=threads)
         self.pool = shared_pool(threads)  # a file's chunks: one single-threaded encoder per CPU (started on use)
+
+    def start(self) -> None:
+        self.pool.start()  # one CPU: nothing to start
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         from retrieval.encoder_pool import EncoderPoolError

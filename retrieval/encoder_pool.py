@@ -11,6 +11,7 @@ the split changes no vector (the same vectors, measured).
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import threading
 from collections.abc import Sequence
@@ -22,6 +23,7 @@ import numpy as np
 MIN_SHARE = 128  # texts a worker gets at least: smaller batches (queries, an answer's sentences, a short notice) stay in
 # the caller's process, where the workers' start would cost more than they save
 
+LOG = logging.getLogger("gaceta.embed")
 _model = None  # the worker's encoder, loaded on its first share
 
 
@@ -61,6 +63,15 @@ class EncoderPool:
             pool.shutdown(wait=False, cancel_futures=True)
             raise EncoderPoolError(f"an embedding worker process died ({exc}); the batch was not embedded") from None
 
+    def start(self) -> None:
+        """Start the workers and load their encoders now (an ingest run does it as it begins, so the workers load
+        while the first files parse instead of when the first large file waits for them)."""
+        if self.workers < 2:
+            return
+        pool = self._started()
+        for _ in range(self.workers):  # one load each: a spawn context starts a worker per task none is free for
+            pool.submit(_encode, ["calentamiento"]).add_done_callback(_report_failed_start)
+
     def close(self) -> None:
         with self._lock:
             pool, self._pool = self._pool, None
@@ -84,6 +95,11 @@ def shared_pool(workers: int) -> EncoderPool:
         if workers not in _pools:
             _pools[workers] = EncoderPool(workers)
         return _pools[workers]
+
+
+def _report_failed_start(future) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        LOG.warning("an embedding worker did not start (%s): the first large batch will say so", future.exception())
 
 
 def _shares(texts: list[str], n: int) -> list[list[str]]:

@@ -64,6 +64,18 @@ def test_a_dead_worker_fails_its_batch_clearly_and_the_next_batch_runs(passages)
         pool.close()
 
 
+def test_an_ingest_starts_the_workers_before_its_first_large_file(passages):
+    before = {child.pid for child in multiprocessing.active_children()}
+    pool = EncoderPool(2)
+    try:
+        pool.start()
+        assert len([c for c in multiprocessing.active_children() if c.pid not in before]) == 2
+        assert np.allclose(pool.encode(passages), USE(threads=1).encode(passages), atol=1e-6)
+    finally:
+        pool.close()
+    EncoderPool(1).start()  # one CPU: nothing started, nothing to close
+
+
 def test_shares_are_contiguous_and_balanced_by_length():
     texts = ["a" * n for n in (10, 10, 10, 10, 200, 10, 10, 10)]
     shares = _shares(texts, 2)
