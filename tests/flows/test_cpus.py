@@ -1,6 +1,7 @@
 """Every pool of an ingest is sized from the CPUs the process may use (its affinity mask), not the machine's count
-(issue 26): a process pinned to one CPU runs one file worker, one BLAS thread, one torch thread, one OCR process;
-GACETA_INGEST_WORKERS overrides the file workers alone."""
+(issue 26): a process pinned to one CPU runs one file worker, one encoder process, one torch thread, one OCR process;
+GACETA_INGEST_WORKERS overrides the file workers alone. The numpy encoder in the process keeps one BLAS thread
+whatever the CPUs (its parallelism is the encoder processes)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import pytest
 from tests.conftest import REPO
 
 # A child process reports the pools as the product builds them: the flow's Prefect task runner (as a flow run
-# duplicates it), the plain thread pool's count, the numpy encoder's BLAS limit, torch's intra-op threads and OCR.
+# duplicates it), the plain thread pool's count, the numpy encoder's processes and BLAS limit, torch's intra-op
+# threads and OCR.
 CHILD = r"""
 import json, os, sys
 os.sched_setaffinity(0, json.loads(sys.argv[1]))
@@ -25,7 +27,7 @@ from retrieval.embedders import load_embedder
 use = load_embedder("use-v3")
 load_embedder("minilm")
 print(json.dumps({"runner": FileWorkersRunner().duplicate()._max_workers, "files": file_workers(),
-                  "blas": use.model.threads, "torch": torch.get_num_threads(), "ocr": default_workers(),
+                  "encoders": use.pool.workers, "blas": use.model.threads, "torch": torch.get_num_threads(), "ocr": default_workers(),
                   "machine": os.cpu_count()}))
 """
 
@@ -47,19 +49,21 @@ def allowed() -> set[int]:
 
 def test_pinned_to_one_cpu_every_pool_has_one_thread(allowed):
     got = pools({min(allowed)})
-    assert got == {"runner": 1, "files": 1, "blas": 1, "torch": 1, "ocr": 1, "machine": os.cpu_count()}
+    assert got == {"runner": 1, "files": 1, "encoders": 1, "blas": 1, "torch": 1, "ocr": 1,
+                   "machine": os.cpu_count()}
 
 
 def test_every_allowed_cpu_is_used(allowed):
     n = len(allowed)
     got = pools(allowed)
-    assert (got["runner"], got["files"], got["blas"], got["torch"], got["ocr"]) == (n, n, n, n, n)
+    assert (got["runner"], got["files"], got["encoders"], got["torch"], got["ocr"]) == (n, n, n, n, n)
+    assert got["blas"] == 1
 
 
 def test_ingest_workers_setting_overrides_the_file_workers_only(allowed):
     got = pools({min(allowed)}, GACETA_INGEST_WORKERS="3")
     assert (got["runner"], got["files"]) == (3, 3)
-    assert (got["blas"], got["torch"], got["ocr"]) == (1, 1, 1)
+    assert (got["encoders"], got["blas"], got["torch"], got["ocr"]) == (1, 1, 1, 1)
 
 
 def test_ingest_workers_setting_rejects_zero():
