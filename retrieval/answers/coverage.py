@@ -16,7 +16,11 @@ de amparo", the Ley de Amparo — naming no law is not answered leading with ano
 the *legal role* of what is cited (only appended reform decrees or an index do not answer a question that does not
 ask about reforms or history), and the *kind of answer* its question word asks for (a "plazo"/"¿cuánto dura?" is a
 duration, "¿cuántos?" a number, "¿a partir de cuándo?" a moment: cited text that states none cannot be the answer).
-Each failure is a reason in `Coverage.relevance_reasons`, makes the answer not relevant and flags it.
+Each failure is a reason in `Coverage.relevance_reasons`, makes the answer not relevant and flags it. Given the
+index (`compute_coverage(…, index=)`), the structure of its laws is read too (`structure_reasons`): a question that
+names no article asks about what an article in scope is *titled* ("¿Qué dispone la ley sobre domicilio?", LSC
+"Artículo 9. Domicilio.") and the answer cites no article so titled (art. 10, "Discordancia entre domicilio
+registral y domicilio real.").
 
 `flagged` when any of: fewer than half the sentences are cited ("uncited"), fewer than half are cited *and* backed
 by what they cite, supported or partly ("unsupported"), or the sources do not address the question
@@ -54,11 +58,11 @@ def _quoted(citation: Citation) -> str:
 
 def compute_coverage(content: list[TextSegment], question: str | None = None, embedder=None,
                      judge: LLMJudge | None = None, references: Sequence = (),
-                     roles: dict[str, str] | None = None, topics: Sequence = ()) -> Coverage:
+                     roles: dict[str, str] | None = None, topics: Sequence = (), index=None) -> Coverage:
     """Coverage of the answer made of `content`, judging support (and relevance to `question`, when given) on the
     way; fills `TextSegment.support` in place. No claim sentences at all: ratio 1.0, nothing to flag. With `judge`,
     one LLM call judges every cited sentence (and relevance); if it fails, the offline judgements stand and
-    their `method` says why."""
+    their `method` says why. With `index`, the structure of its laws is read too (`structure_reasons`)."""
     text = "".join(seg.text for seg in content)
     backed: list[tuple[int, int, TextSegment]] = []
     pos = 0
@@ -119,6 +123,9 @@ def compute_coverage(content: list[TextSegment], question: str | None = None, em
     relevant = relevance.relevant if relevance is not None else True
     off_question = answers_the_question(question, [c for seg in content for c in seg.citations], references, roles,
                                         topics) if question is not None and claims else []
+    if index is not None and question is not None and claims:
+        off_question += structure_reasons(index, question, [c for seg in content for c in seg.citations],
+                                          references, topics)
     relevant = relevant and not off_question
     reasons = flag_reasons(ratio, backed_ratio, relevant)
     return Coverage(
@@ -195,6 +202,91 @@ def answers_the_question(question: str, citations: Sequence[Citation], reference
             reasons.append(f"the question asks for {kind}; the cited text states none")
             break
     return reasons
+
+
+def structure_reasons(index, question: str, citations: Sequence[Citation], references: Sequence = (),
+                      topics: Sequence = ()) -> list[str]:
+    """Why the verified `citations` do not answer `question`, read from the structure of the indexed laws (issue
+    25): a question that names no article asks about what an article of a law in scope is *titled* ("¿Qué dispone la
+    ley sobre domicilio?" and LSC "Artículo 9. Domicilio."), and the answer cites none of the articles so titled.
+
+    An article is titled the topic when every word of its title is a word (or a form of one) of the question and
+    the title holds at least `legal_search.TITLED` of the question's content terms (the share from which the search
+    lets a title, not an opening, name the topic); of those, the best matched (exact words over other forms, more
+    words over fewer). Scope: the laws the question names, else those whose subject it speaks of (`topics`), else
+    every document of the index in force. Several laws with an article so titled (an ambiguous question) flag
+    nothing when the answer cites one of them."""
+    cited = [c for c in citations if c.verified]
+    if not cited or any(ref.reference.articles for ref in references):
+        return []
+    best = titled_articles(index, question, references, topics)
+    if not best or any((c.doc_id, c.article) in best for c in cited):
+        return []
+    (_, article), (law, title) = next(iter(best.items()))
+    reason = (f"the question asks about {title.rstrip('.')!r}, the title of art. {article} of {law}; the answer "
+              f"cites no article so titled")
+    return [reason]
+
+
+# doc id → its titled articles: (key, title, the terms of each title word); a doc id's text never changes
+_TITLES: dict[str, list[tuple[str, str, list[set[str]]]]] = {}
+_TITLE_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _titles(index, doc_id: str) -> list[tuple[str, str, list[set[str]]]]:
+    from retrieval.rerank import article_title
+    from retrieval.text_analysis import content_terms
+
+    if doc_id not in _TITLES:
+        seen: dict[str, str] = {}
+        for chunk in index.articles(doc_id):
+            if chunk.article not in seen:
+                seen[chunk.article] = article_title(chunk)
+        # word by word: a title alone is too short for the analyzer to tell its language
+        _TITLES[doc_id] = [(a, t, [w for w in (content_terms(x) for x in _TITLE_WORD.findall(t.lower())) if w])
+                           for a, t in seen.items() if t]
+    return _TITLES[doc_id]
+
+
+def titled_articles(index, question: str, references: Sequence = (), topics: Sequence = ()) -> dict:
+    """The articles in scope titled what `question` asks about, best matched: (doc id, article) → (law, title)
+    (`structure_reasons`)."""
+    from ingest.headings import fold
+    from retrieval.legal_search import TITLED
+    from retrieval.rerank import term_matches
+    from retrieval.text_analysis import content_terms
+
+    catalog = index.catalog()
+    mentioned = catalog.mentioned(question)
+    named = {d for ref in references if ref.resolved and (ref.reference.law or ref.reference.constitutional)
+             for d in ref.doc_ids} | {d.doc_id for d in mentioned}
+    superseded = set(index.in_force().superseded)
+    docs = {e.document.doc_id: e.document for e in catalog.entries if e.document.doc_id not in superseded}
+    scope = [d for d in docs if d in named] or [doc.doc_id for _, doc in topics if doc.doc_id in docs] or list(docs)
+    asked = fold(question)
+    for entry in catalog.entries:  # the law's name is not what the question asks about
+        if entry.document.doc_id in named:
+            for name in sorted(entry.names, key=len, reverse=True):
+                asked = re.sub(rf"\b{re.escape(name)}\b", " ", asked)
+    terms = content_terms(asked)
+    if not terms:
+        return {}
+    best: dict = {}
+    top = 0.0
+    for doc_id in scope:
+        for article, title, words in _titles(index, doc_id):
+            matched = [max(term_matches(terms, w).values(), default=0.0) for w in words]
+            if not words or not all(matched):
+                continue
+            if sum(term_matches(terms, set().union(*words)).values()) / len(terms) < TITLED:
+                continue
+            score = round(sum(matched), 6)
+            if score > top:
+                top, best = score, {}
+            if score == top:
+                doc = docs[doc_id]
+                best[(doc_id, article)] = (doc.short_title or doc.title, title)
+    return best
 
 
 def flag_reasons(cited_ratio: float, backed_ratio: float, relevant: bool) -> list[str]:
