@@ -44,9 +44,10 @@ Log = logging.Logger | logging.LoggerAdapter
 Guard = Callable[[], AbstractContextManager]  # wraps every Anthropic call (the flow: a Prefect concurrency slot)
 CONTEXT_RETRIES = 5  # the Anthropic SDK's own retries of a rate limit, overload, server or network error
 
-# PyMuPDF is not thread-safe, nor is the embedding model's tokenizer (the chunker counts tokens with it while another
-# thread embeds: measured to corrupt a batch), and the store wants one writer: one file parses while another
-# chunks/embeds, but no stage runs twice at once in a process.
+# PyMuPDF is not thread-safe and the store wants one writer: one file parses while another chunks, embeds or is
+# written, but parse, chunk and write never run twice at once in a process. Embedding takes no lock here: the
+# embedder guards its own model and tokenizer (`Embedder.lock`), and a file's chunks sent to the encoder's worker
+# processes need none, so one file embeds while the next chunks.
 _stage_locks = {name: threading.Lock() for name in ("parse", "model", "upsert")}
 _indexes: dict[str, Any] = {}
 _indexes_lock = threading.Lock()
@@ -211,10 +212,9 @@ def prepare_file(index, path: str, sha256: str, use_context: bool, *, log: Log =
     flat = [c for doc_chunks in chunks for c in doc_chunks]
     stages["embed"] = 0.0
     if flat:  # all the file's chunks in one batch (fuller model batches than document by document), split back
-        with _stage_locks["model"]:
-            t = time.perf_counter()
-            vectors = index.embed(flat)
-            stages["embed"] = time.perf_counter() - t
+        t = time.perf_counter()
+        vectors = index.embed(flat)
+        stages["embed"] = time.perf_counter() - t
         embedded = vectors.split([len(doc_chunks) for doc_chunks in chunks])
     outcome = FileOutcome(path=path, status=FileStatus.ok, sha256=sha256, parse_status=parsed.status.value,
                           reason="repaired" if parsed.repaired else "", doc_ids=[d.doc_id for d in documents],

@@ -38,10 +38,15 @@ class EmbedderError(RuntimeError):
 
 
 class Embedder(ABC):
+    """Thread-safe: the model and its tokenizer in this process are used under `lock` (the chunker counts tokens
+    while another file embeds, a server embeds queries on many threads; a tokenizer shared unguarded was measured to
+    corrupt a batch); the chunks USE v3 sends to its worker processes need no lock."""
+
     model_id: str
     dim: int
     max_seq_length: int
     special_tokens: int
+    lock: threading.Lock  # set by each subclass's __init__
 
     @property
     def max_tokens(self) -> int:
@@ -153,6 +158,7 @@ class SentenceTransformerEmbedder(Embedder):
         from sentence_transformers import SentenceTransformer
 
         transformers.utils.logging.disable_progress_bar()  # no "Loading weights" bar on every CLI call
+        self.lock = threading.Lock()
         device = resolve_device(device)
         if device == "cpu":
             torch.set_num_threads(encoder_threads())  # torch's own default counts the machine's cores
@@ -171,19 +177,22 @@ class SentenceTransformerEmbedder(Embedder):
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = self.model.encode_document(
-            list(texts), batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True
-        )
+        with self.lock:
+            vectors = self.model.encode_document(
+                list(texts), batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True
+            )
         return _normalised(vectors)
 
     def _encode_queries(self, texts: Sequence[str]) -> np.ndarray:
-        vectors = self.model.encode_query(
-            list(texts), batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True
-        )
+        with self.lock:
+            vectors = self.model.encode_query(
+                list(texts), batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True
+            )
         return _normalised(vectors)
 
     def count_tokens(self, text: str) -> int:
-        return len(self.tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
+        with self.lock:
+            return len(self.tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
 
 
 class UseV3Embedder(Embedder):
@@ -202,6 +211,7 @@ class UseV3Embedder(Embedder):
         # One BLAS thread here, whatever the CPUs: two gain little on this encoder (348 chunks: 5.2 → 3.8 s) and
         # spin-wait for each other when anything else wants the CPUs (120 chunks beside two busy processes: 5.6 s on
         # one thread, 22.7 s on two). A file's chunks use every CPU through the pool's processes instead.
+        self.lock = threading.Lock()
         self.model = USE(threads=1)
         self.pool = shared_pool(threads or encoder_threads())  # one single-threaded encoder per CPU (started on use)
 
@@ -214,7 +224,8 @@ class UseV3Embedder(Embedder):
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         if not self.pool.worth_it(len(texts)):
-            return _normalised(self.model.encode(list(texts)))
+            with self.lock:
+                return _normalised(self.model.encode(list(texts)))
         try:
             return _normalised(self.pool.encode(texts))
         except EncoderPoolError as exc:
@@ -228,7 +239,8 @@ class UseV3Embedder(Embedder):
         # blank text as one <unk>; counting that would make the chunker think every text carries a special token.
         if not text.strip():
             return 0
-        return len(self.model._tokenizer.encode(text, out_type=int, add_bos=False, add_eos=False))
+        with self.lock:
+            return len(self.model._tokenizer.encode(text, out_type=int, add_bos=False, add_eos=False))
 
 
 def _packaged_minilm(device: str) -> SentenceTransformerEmbedder:
