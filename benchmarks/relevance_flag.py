@@ -78,8 +78,8 @@ def structural(index, question: str, answer) -> dict:
     from retrieval.answers.coverage import structure_reasons
 
     cited = [c for seg in answer.content for c in seg.citations]
-    reasons = structure_reasons(index, question, cited, answer.references or [],
-                                index.catalog().topic_laws(question)) if answer.found else []
+    reasons = structure_reasons(index, question, cited, answer.references or [], index.catalog().topic_laws(question),
+                                [h.chunk.doc_id for h in answer.sources]) if answer.found else []
     return {"relevant_structural": answer.coverage.relevant and not reasons, "structure_reasons": reasons}
 
 

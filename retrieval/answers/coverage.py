@@ -58,11 +58,13 @@ def _quoted(citation: Citation) -> str:
 
 def compute_coverage(content: list[TextSegment], question: str | None = None, embedder=None,
                      judge: LLMJudge | None = None, references: Sequence = (),
-                     roles: dict[str, str] | None = None, topics: Sequence = (), index=None) -> Coverage:
+                     roles: dict[str, str] | None = None, topics: Sequence = (), index=None,
+                     retrieved: Sequence[str] = ()) -> Coverage:
     """Coverage of the answer made of `content`, judging support (and relevance to `question`, when given) on the
     way; fills `TextSegment.support` in place. No claim sentences at all: ratio 1.0, nothing to flag. With `judge`,
     one LLM call judges every cited sentence (and relevance); if it fails, the offline judgements stand and
-    their `method` says why. With `index`, the structure of its laws is read too (`structure_reasons`)."""
+    their `method` says why. With `index`, the structure of its laws is read too (`structure_reasons`; `retrieved`:
+    the documents the search found, the scope when the question names no law)."""
     text = "".join(seg.text for seg in content)
     backed: list[tuple[int, int, TextSegment]] = []
     pos = 0
@@ -125,7 +127,7 @@ def compute_coverage(content: list[TextSegment], question: str | None = None, em
                                         topics) if question is not None and claims else []
     if index is not None and question is not None and claims:
         off_question += structure_reasons(index, question, [c for seg in content for c in seg.citations],
-                                          references, topics)
+                                          references, topics, retrieved)
     relevant = relevant and not off_question
     reasons = flag_reasons(ratio, backed_ratio, relevant)
     return Coverage(
@@ -205,7 +207,7 @@ def answers_the_question(question: str, citations: Sequence[Citation], reference
 
 
 def structure_reasons(index, question: str, citations: Sequence[Citation], references: Sequence = (),
-                      topics: Sequence = ()) -> list[str]:
+                      topics: Sequence = (), retrieved: Sequence[str] = ()) -> list[str]:
     """Why the verified `citations` do not answer `question`, read from the structure of the indexed laws (issue
     25): a question that names no article asks about what an article of a law in scope is *titled* ("¿Qué dispone la
     ley sobre domicilio?" and LSC "Artículo 9. Domicilio."), and the answer cites none of the articles so titled.
@@ -214,12 +216,13 @@ def structure_reasons(index, question: str, citations: Sequence[Citation], refer
     the title holds at least `legal_search.TITLED` of the question's content terms (the share from which the search
     lets a title, not an opening, name the topic); of those, the best matched (exact words over other forms, more
     words over fewer). Scope: the laws the question names, else those whose subject it speaks of (`topics`), else
-    every document of the index in force. Several laws with an article so titled (an ambiguous question) flag
-    nothing when the answer cites one of them."""
+    the documents the search retrieved for it (`retrieved`; every document of the index in force when none is
+    given: the cost grows with the index, a question's search bounds it). Several laws with an article so titled (an
+    ambiguous question) flag nothing when the answer cites one of them."""
     cited = [c for c in citations if c.verified]
     if not cited or any(ref.reference.articles for ref in references):
         return []
-    best = titled_articles(index, question, references, topics)
+    best = titled_articles(index, question, references, topics, retrieved)
     if not best or any((c.doc_id, c.article) in best for c in cited):
         return []
     (_, article), (law, title) = next(iter(best.items()))
@@ -248,7 +251,8 @@ def _titles(index, doc_id: str) -> list[tuple[str, str, list[set[str]]]]:
     return _TITLES[doc_id]
 
 
-def titled_articles(index, question: str, references: Sequence = (), topics: Sequence = ()) -> dict:
+def titled_articles(index, question: str, references: Sequence = (), topics: Sequence = (),
+                    retrieved: Sequence[str] = ()) -> dict:
     """The articles in scope titled what `question` asks about, best matched: (doc id, article) → (law, title)
     (`structure_reasons`)."""
     from ingest.headings import fold
@@ -262,7 +266,8 @@ def titled_articles(index, question: str, references: Sequence = (), topics: Seq
              for d in ref.doc_ids} | {d.doc_id for d in mentioned}
     superseded = set(index.in_force().superseded)
     docs = {e.document.doc_id: e.document for e in catalog.entries if e.document.doc_id not in superseded}
-    scope = [d for d in docs if d in named] or [doc.doc_id for _, doc in topics if doc.doc_id in docs] or list(docs)
+    scope = ([d for d in docs if d in named] or [doc.doc_id for _, doc in topics if doc.doc_id in docs]
+             or [d for d in dict.fromkeys(retrieved) if d in docs] or list(docs))
     asked = fold(question)
     for entry in catalog.entries:  # the law's name is not what the question asks about
         if entry.document.doc_id in named:

@@ -88,16 +88,20 @@ def _for_change(index, question: str, references: list[ResolvedReference], filte
     return change.hits, ReformAnswerer(change) if backend.name == "extractive" else backend
 
 
+def _documents(hits: list[SearchHit]) -> list[str]:
+    return list(dict.fromkeys(h.chunk.doc_id for h in hits))
+
+
 def _roles(hits: list[SearchHit]) -> dict[str, str]:
     return {h.chunk.chunk_id: h.chunk.role.value for h in hits if getattr(h.chunk, "role", None) is not None}
 
 
 def finish(question: str, hits: list[SearchHit], draft: Draft, backend: str, fallback_reason: str | None = None,
            embedder=None, judge: LLMJudge | None = None, references: list[ResolvedReference] | None = None,
-           topics: list | None = None) -> Answer:
+           topics: list | None = None, index=None) -> Answer:
     """Verify the draft's citations against `hits` (rejecting unretrieved ones), judge support and relevance
-    (`embedder`, when given, adds embedding similarity to the offline judgements; `judge`, an LLM judge) and
-    measure coverage."""
+    (`embedder`, when given, adds embedding similarity to the offline judgements; `judge`, an LLM judge; `index`,
+    the structure of its laws) and measure coverage."""
     verifier = Verifier(hits)
     content = []
     for seg in draft.content:
@@ -106,7 +110,8 @@ def finish(question: str, hits: list[SearchHit], draft: Draft, backend: str, fal
     found = draft.found and bool(hits)
     return Answer(
         question=question, content=content, sources=hits, backend=backend, model=draft.model, usage=draft.usage,
-        coverage=compute_coverage(content, question, embedder, judge, references or [], _roles(hits), topics or [])
+        coverage=compute_coverage(content, question, embedder, judge, references or [], _roles(hits), topics or [],
+                                  index, _documents(hits))
         if found else NO_CLAIMS, found=found, fallback_reason=fallback_reason,
     )
 
@@ -170,9 +175,10 @@ def _not_found(question: str, backend: str) -> Answer:
 
 def answer_hits(question: str, hits: list[SearchHit], backend: Backend, embedder=None,
                 judge: LLMJudge | None = None, references: list[ResolvedReference] | None = None,
-                topics: list | None = None) -> Answer:
+                topics: list | None = None, index=None) -> Answer:
     """Answer from already-retrieved hits; an LLM backend's failure falls back to extractive (`embedder` needed).
-    `judge`: an LLM support judge (`make_judge`); None judges offline."""
+    `judge`: an LLM support judge (`make_judge`); None judges offline. `index`: the relevance judgement reads the
+    structure of its laws too (`coverage.structure_reasons`)."""
     if not hits:
         return _not_found(question, backend.name)
     try:
@@ -183,9 +189,9 @@ def answer_hits(question: str, hits: list[SearchHit], backend: Backend, embedder
         reason = f"{backend.name} failed ({exc}); answered extractively instead"
         log.warning(reason)
         return finish(question, hits, ExtractiveAnswerer(embedder).answer(question, hits), "extractive", reason,
-                      embedder, judge, references, topics)
+                      embedder, judge, references, topics, index)
     return finish(question, hits, draft, backend.name, embedder=embedder, judge=judge, references=references,
-                  topics=topics)
+                  topics=topics, index=index)
 
 
 def _backend_or_reason(name: str, settings: Settings, embedder) -> tuple[Backend, str | None]:
@@ -210,7 +216,7 @@ def ask(index, question: str, k: int = 8, filters: SearchFilters | None = None, 
         return _absent(question, backend.name, references)
     hits, backend = _for_change(index, question, references, filters, hits, backend)
     answer = _with_notice(answer_hits(question, hits, backend, index.embedder, make_judge(settings), references,
-                                      index.catalog().topic_laws(question)), references,
+                                      index.catalog().topic_laws(question), index), references,
                           predates_notice(index, hits, filters))
     answer.references = references
     if reason and answer.fallback_reason is None:
@@ -245,7 +251,7 @@ def ask_stream(index, question: str, k: int = 8, filters: SearchFilters | None =
         else:
             answer = yield from _stream_answer(question, hits, backend, index.embedder, reason, make_judge(settings),
                                                offset=1 if notice else 0, references=references,
-                                               topics=index.catalog().topic_laws(question))
+                                               topics=index.catalog().topic_laws(question), index=index)
         if notice:
             answer = _with_notice(answer, references, early)
         answer.references = references
@@ -257,7 +263,8 @@ def ask_stream(index, question: str, k: int = 8, filters: SearchFilters | None =
 
 
 def _stream_answer(question, hits, backend: Backend, embedder, reason: str | None, judge: LLMJudge | None = None,
-                   offset: int = 0, references: list[ResolvedReference] | None = None, topics: list | None = None):
+                   offset: int = 0, references: list[ResolvedReference] | None = None, topics: list | None = None,
+                   index=None):
     """The backend's events, verified; `offset`: segments already sent (the absent-law notice), added to the
     segment numbers the client sees."""
     verifier = Verifier(hits)
@@ -297,7 +304,8 @@ def _stream_answer(question, hits, backend: Backend, embedder, reason: str | Non
     return Answer(
         question=question, content=segments, sources=hits, backend=backend.name,
         model=draft.model if draft else None, usage=draft.usage if draft else None,
-        coverage=compute_coverage(segments, question, embedder, judge, references or [], _roles(hits), topics or [])
+        coverage=compute_coverage(segments, question, embedder, judge, references or [], _roles(hits), topics or [],
+                                  index, _documents(hits))
         if found else NO_CLAIMS, found=found,
         fallback_reason=reason,
     )
