@@ -107,7 +107,6 @@ class Settings(BaseSettings):
         "(a cut text is marked `truncated`; a chunk is a few thousand characters, so only a degenerate one is cut); a "
         "client asks for less with `max_chars`.")
 
-
     @field_validator("device", mode="before")
     @classmethod
     def _device_form(cls, value: object) -> object:
