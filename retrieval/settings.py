@@ -82,8 +82,9 @@ class Settings(BaseSettings):
     # Flows
     context: bool = Field(False, description="GACETA_CONTEXT=on adds Anthropic contextual blurbs at ingest.")
     ingest_workers: int | None = Field(
-        None, ge=1, description="GACETA_INGEST_WORKERS: files an ingest run has in flight at once (its thread pool); "
-        "unset = one per CPU this process may run on (its affinity mask, ingest.cpus.available_cpus).")
+        None, ge=1, description="GACETA_INGEST_WORKERS: files an ingest run parses and chunks at once, each in a "
+        "worker process when more than one (flows.parse_pool), with twice as many files in flight; unset = one per "
+        "CPU this process may run on (its affinity mask, ingest.cpus.available_cpus).")
     dof_url_template: str = "https://www.dof.gob.mx/abrirPDF.php?archivo={ddmmyyyy}-{edition}.pdf&anio={yyyy}&repo=repositorio/"
 
     # OCR (issue 16)

@@ -50,3 +50,6 @@ class QueryCache(Embedder):
 
     def count_tokens(self, text: str) -> int:
         return self.base.count_tokens(text)
+
+    def token_counter(self):
+        return self.base.token_counter()

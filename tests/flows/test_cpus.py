@@ -1,6 +1,7 @@
 """Every pool of an ingest is sized from the CPUs the process may use (its affinity mask), not the machine's count
-(issue 26): a process pinned to one CPU runs one file worker, one encoder process, one torch thread, one OCR process;
-GACETA_INGEST_WORKERS overrides the file workers alone. The numpy encoder in the process keeps one BLAS thread
+(issue 26): a process pinned to one CPU runs one file worker (in the process, one file in flight), one encoder
+process, one torch thread, one OCR process; GACETA_INGEST_WORKERS overrides the file workers (parsing processes)
+alone, with twice as many files in flight. The numpy encoder in the process keeps one BLAS thread
 whatever the CPUs (its parallelism is the encoder processes)."""
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ CHILD = r"""
 import json, os, sys
 os.sched_setaffinity(0, json.loads(sys.argv[1]))
 import torch
-from flows.ingest_flow import FileWorkersRunner, file_workers
+from flows.indexing import file_workers
+from flows.ingest_flow import FileWorkersRunner
 from ingest.ocr import default_workers
 from retrieval.embedders import load_embedder
 use = load_embedder("use-v3")
@@ -56,13 +58,14 @@ def test_pinned_to_one_cpu_every_pool_has_one_thread(allowed):
 def test_every_allowed_cpu_is_used(allowed):
     n = len(allowed)
     got = pools(allowed)
-    assert (got["runner"], got["files"], got["encoders"], got["torch"], got["ocr"]) == (n, n, n, n, n)
+    assert (got["files"], got["encoders"], got["torch"], got["ocr"]) == (n, n, n, n)
+    assert got["runner"] == (2 * n if n > 1 else 1)  # files in flight: twice the parsing processes
     assert got["blas"] == 1
 
 
 def test_ingest_workers_setting_overrides_the_file_workers_only(allowed):
     got = pools({min(allowed)}, GACETA_INGEST_WORKERS="3")
-    assert (got["runner"], got["files"]) == (3, 3)
+    assert (got["runner"], got["files"]) == (6, 3)
     assert (got["encoders"], got["blas"], got["torch"], got["ocr"]) == (1, 1, 1, 1)
 
 

@@ -71,10 +71,10 @@ def test_an_ingest_starts_the_workers_before_its_first_large_file(passages):
         assert not pool.worth_it(2 * STARTED_SHARE)
         pool.start()
         assert len([c for c in multiprocessing.active_children() if c.pid not in before]) == 2
-        # started, the workers take a short file's chunks too (a gazette notice's few)
-        assert pool.worth_it(2 * STARTED_SHARE) and not pool.worth_it(2 * STARTED_SHARE - 1)
-        few = passages[: 2 * STARTED_SHARE + 1]
-        assert np.allclose(pool.encode(few), USE(threads=1).encode(few), atol=1e-6)
+        # started, the workers take a short file's chunks too (a gazette notice's few): one share to one worker
+        assert pool.worth_it(STARTED_SHARE) and not pool.worth_it(STARTED_SHARE - 1)
+        for few in (passages[:STARTED_SHARE], passages[: 2 * STARTED_SHARE + 1]):
+            assert np.allclose(pool.encode(few), USE(threads=1).encode(few), atol=1e-6)
         assert np.allclose(pool.encode(passages), USE(threads=1).encode(passages), atol=1e-6)
     finally:
         pool.close()
