@@ -5,8 +5,8 @@ ingest process they ran one file at a time (a parse lock, PyMuPDF not being thre
 writer and from the threads feeding the encoders. Here each file is read by a `spawn`ed process (never `fork`: the
 parent runs Qdrant's and Prefect's threads) holding the embedder's tokenizer (`Embedder.token_counter`, pickled once
 to each worker): the same `parse_pdf` and `chunk_document` as in the process, so the chunks are the same, and the
-parent gets them back pickled (the Ley de Amparo's 348 chunks and its document: 1.5 MB, ≈ 60 ms both ways, against
-≈ 2.2 s of parsing and chunking).
+parent gets them back pickled (the Ley de Amparo's document and chunks: 1.5 MB, ≈ 60 ms both ways, against ≈ 3.5 s
+of parsing and chunking).
 
 What a file's reading logs in a worker (MuPDF's complaints, Tesseract's messages from `ingest.ocr`) is sent back
 with it and logged in the ingest process, on the thread working on that file, as if read there: the CLI prints it
@@ -109,6 +109,9 @@ def _ready() -> None:
 
 
 class ParsePool:
+    """`workers` spawned processes that each read one file at a time (`parse`, from any thread), started on first
+    use or by `start`, restarted after a worker dies."""
+
     def __init__(self, workers: int, count_tokens: Callable[[str], int], max_tokens: int,
                  ocr_workers: int | None = None):
         self.workers = workers
