@@ -16,10 +16,9 @@ that MISS the gold, and among those that HIT it; "not found" answers (no citatio
 the same per document (law), so a rule can be read on laws it was never looked at on. The issue-25 judgement
 (`coverage.answers_the_question`: the named article/law among the citations, their legal role, the kind of answer
 the question word asks for) has no fitted weight or cut-off; `relevance_reasons` per row say which rule fired.
-Each answer is also judged with the structure of the index's laws (`coverage.structure_reasons`: an article in scope
-is titled what a question naming no article asks, and the answer cites none so titled): `structural_when_missed` /
-`structural_when_hit`, `structure_reasons` per row — what `Coverage.relevant` says when `compute_coverage` is given
-the index.
+`ask` judges the structure of the index's laws too (`coverage.structure_reasons`: an article in scope is titled what a
+question naming no article asks, and the answer cites none so titled), so its reasons are among each row's
+`relevance_reasons` and its flags in `not_relevant_when_*`.
 
     .venv/bin/python benchmarks/relevance_flag.py --home /tmp/bench-home --xquad-limit 300
     .venv/bin/python benchmarks/relevance_flag.py --home /tmp/bench-home --skip-xquad --json
@@ -53,8 +52,8 @@ def split(rows: list[dict]) -> dict:
     missed = [r for r in answered if not r["hit"]]
     hit = [r for r in answered if r["hit"]]
 
-    def share(xs: list[dict], key: str = "relevant") -> float | None:
-        return sum(not x[key] for x in xs) / len(xs) if xs else None
+    def share(xs: list[dict]) -> float | None:
+        return sum(not x["relevant"] for x in xs) / len(xs) if xs else None
 
     out = {
         "questions": len(rows), "not_found": len(rows) - len(answered), "missed": len(missed), "hit": len(hit),
@@ -62,25 +61,10 @@ def split(rows: list[dict]) -> dict:
         "mean_relevance_missed": sum(x["relevance"] for x in missed) / len(missed) if missed else None,
         "mean_relevance_hit": sum(x["relevance"] for x in hit) / len(hit) if hit else None,
     }
-    if rows and "relevant_structural" in rows[0]:  # with the laws' structure read too (`coverage.structure_reasons`)
-        out["structural_when_missed"] = share(missed, "relevant_structural")
-        out["structural_when_hit"] = share(hit, "relevant_structural")
     if any("law" in r for r in rows) and len({r.get("law") for r in rows}) > 1:  # per document: rules read apart
         out["per_law"] = {law: {k: v for k, v in split([r for r in rows if r.get("law") == law]).items()
                                 if k != "per_law"} for law in sorted({r.get("law") for r in rows})}
     return out
-
-
-def structural(index, question: str, answer) -> dict:
-    """The answer judged with the structure of the index's laws too (`coverage.structure_reasons`: an article in
-    scope is titled what the question asks about and the answer cites none so titled), as `compute_coverage` judges
-    it when it is given the index."""
-    from retrieval.answers.coverage import structure_reasons
-
-    cited = [c for seg in answer.content for c in seg.citations]
-    reasons = structure_reasons(index, question, cited, answer.references or [], index.catalog().topic_laws(question),
-                                [h.chunk.doc_id for h in answer.sources]) if answer.found else []
-    return {"relevant_structural": answer.coverage.relevant and not reasons, "structure_reasons": reasons}
 
 
 def run_mx(home: Path, qa_dir: Path, k: int) -> dict:
@@ -103,7 +87,6 @@ def run_mx(home: Path, qa_dir: Path, k: int) -> dict:
                 "flag_reasons": answer.coverage.flag_reasons,
                 "relevance_reasons": answer.coverage.relevance_reasons,
                 "first_citation": verified[0].label if verified else None,
-                **structural(index, q["question"], answer),
             })
             log(f"  mx_legal_qa {i}/{len(questions)} {q['id']} hit {rows[-1]['hit']} "
                 f"relevance {answer.coverage.relevance:.2f}")
@@ -134,7 +117,6 @@ def run_laws(home: Path, n: int | None, k: int) -> dict:
                     "relevant": answer.coverage.relevant, "relevance": answer.coverage.relevance,
                     "flag_reasons": answer.coverage.flag_reasons,
                     "relevance_reasons": answer.coverage.relevance_reasons,
-                    **structural(index, q.question, answer),
                 })
                 if i % 20 == 0:
                     log(f"  title questions {law}: {i}/{len(qs)}")
@@ -192,14 +174,10 @@ def main() -> None:
               f"{r['hit']} hit it")
         for law, p in (r.get("per_law") or {}).items():
             print(f"  {law}: flagged {fmt(p['not_relevant_when_missed'])} of {p['missed']} misses vs "
-                  f"{fmt(p['not_relevant_when_hit'])} of {p['hit']} hits; with the structural rule "
-                  f"{fmt(p.get('structural_when_missed'))} vs {fmt(p.get('structural_when_hit'))}")
+                  f"{fmt(p['not_relevant_when_hit'])} of {p['hit']} hits")
         print(f"  flagged not relevant: {fmt(r['not_relevant_when_missed'])} of misses vs "
               f"{fmt(r['not_relevant_when_hit'])} of hits; mean relevance {r['mean_relevance_missed'] or 0:.3f} vs "
               f"{r['mean_relevance_hit'] or 0:.3f}")
-        if "structural_when_missed" in r:
-            print(f"  with the structural rule: {fmt(r['structural_when_missed'])} of misses vs "
-                  f"{fmt(r['structural_when_hit'])} of hits")
 
 
 if __name__ == "__main__":

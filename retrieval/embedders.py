@@ -177,6 +177,7 @@ class SentenceTransformerEmbedder(Embedder):
         self.dim = int(self.model.get_embedding_dimension())
         self.max_seq_length = int(self.model.max_seq_length)
         self.tokenizer = self.model.tokenizer
+        self._tokens = HFTokenCount(self.tokenizer)
         self.special_tokens = int(self.tokenizer.num_special_tokens_to_add(pair=False))
         self.batch_size = batch_size or (CPU_BATCH if device == "cpu" else GPU_BATCH)
 
@@ -197,7 +198,7 @@ class SentenceTransformerEmbedder(Embedder):
         return _normalised(vectors)
 
     def token_counter(self) -> Callable[[str], int]:
-        return HFTokenCount(self.tokenizer)
+        return self._tokens
 
 
 class UseV3Embedder(Embedder):
