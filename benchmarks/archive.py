@@ -141,9 +141,11 @@ def sha256(path: Path) -> str:
 
 # --- the ingest ---------------------------------------------------------------------------------------------------
 
-def _tree_memory(root: int) -> tuple[int, int]:
-    """(RSS, PSS) bytes of `root` and every descendant, from /proc ((0, 0) once it is gone). The RSS sum counts the
-    pages forked workers share once per process; PSS shares them out, so its sum is what the tree holds."""
+def _tree_memory(root: int) -> tuple[int, int, int]:
+    """(RSS, PSS, anonymous) bytes of `root` and every descendant, from /proc ((0, 0, 0) once it is gone). The RSS
+    sum counts the pages forked workers share once per process; PSS shares them out, so its sum is what the tree
+    holds. Anonymous is what the processes hold themselves: RSS less the page cache of files they map (the index's
+    own segment and WAL files, which the kernel takes back under pressure)."""
     children: dict[int, list[int]] = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
@@ -154,7 +156,7 @@ def _tree_memory(root: int) -> tuple[int, int]:
         except (OSError, IndexError, ValueError):
             continue
         children.setdefault(parent, []).append(int(entry.name))
-    rss = pss = 0
+    rss = pss = anon = 0
     todo = [root]
     while todo:
         pid = todo.pop()
@@ -162,21 +164,24 @@ def _tree_memory(root: int) -> tuple[int, int]:
         try:
             with open(f"/proc/{pid}/smaps_rollup", encoding="ascii", errors="replace") as fh:
                 for line in fh:
-                    if line.startswith(("Rss:", "Pss:")):
+                    if line.startswith(("Rss:", "Pss:", "Anonymous:")):
                         kb = int(line.split()[1]) * 1024
                         if line.startswith("Rss:"):
                             rss += kb
-                        else:
+                        elif line.startswith("Pss:"):
                             pss += kb
+                        else:
+                            anon += kb
         except (OSError, ValueError):
             continue
-    return rss, pss
+    return rss, pss, anon
 
 
 def run(folder: Path, home: Path, code: Path = REPO) -> dict:
     """`gaceta ingest FOLDER --json` in a subprocess on GACETA_HOME=`home`, as a user runs it (the caller's
     GACETA_*/thread variables removed). Returns {"wall": s, "summary": the JSON summary, "peak_pss_tree_mb" and
-    "peak_rss_tree_mb": the largest sums of PSS and RSS over the CLI and its worker processes (every 0.1 s),
+    "peak_rss_tree_mb" and "peak_anon_tree_mb": the largest sums of PSS, RSS and anonymous memory over the CLI and
+    its worker processes (every 0.1 s),
     "peak_rss_process_mb": the largest single process (getrusage), "cpu_s": user + system seconds of the tree}."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("GACETA_") and k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
@@ -189,7 +194,7 @@ def run(folder: Path, home: Path, code: Path = REPO) -> dict:
         t0 = time.perf_counter()
         proc = subprocess.Popen([sys.executable, "-c", "from gaceta.cli import main; main()", "ingest", str(folder),
                                  "--json"], env=env, cwd=code, stdout=out, stderr=err)
-        peak = [0, 0]  # RSS, PSS
+        peak = [0, 0, 0]  # RSS, PSS, anonymous
         done = threading.Event()
 
         def sample() -> None:
@@ -214,7 +219,7 @@ def run(folder: Path, home: Path, code: Path = REPO) -> dict:
         sys.exit(f"gaceta ingest failed ({rc}):\n{stderr[-3000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return {"wall": wall, "summary": summary, "peak_rss_tree_mb": peak[0] / 2**20, "peak_pss_tree_mb": peak[1] / 2**20,
-            "peak_rss_process_mb": after.ru_maxrss / 1024, "cpu_s": cpu, "returncode": rc}
+            "peak_anon_tree_mb": peak[2] / 2**20, "peak_rss_process_mb": after.ru_maxrss / 1024, "cpu_s": cpu, "returncode": rc}
 
 
 # --- the report ---------------------------------------------------------------------------------------------------
@@ -242,7 +247,7 @@ def report(measured: dict, cores: int, generated: dict | None = None) -> dict:
         "files_per_s": files / wall, "pages_per_s": pages / wall, "chunks_per_s": chunks / wall,
         "cpu_s": measured["cpu_s"], "cpu_utilisation": measured["cpu_s"] / (wall * cores),
         "peak_pss_tree_mb": measured["peak_pss_tree_mb"], "peak_rss_tree_mb": measured["peak_rss_tree_mb"],
-        "peak_rss_process_mb": measured["peak_rss_process_mb"],
+        "peak_anon_tree_mb": measured["peak_anon_tree_mb"], "peak_rss_process_mb": measured["peak_rss_process_mb"],
         "stage_s": stages, "stage_ms_per_chunk": {k: 1000 * v / chunks for k, v in stages.items()},
         "cores_here": cores, "embedding_model": s.get("embedding_model"),
         "extrapolation": {
@@ -261,12 +266,12 @@ def print_report(r: dict) -> None:
         print(f"archive: {g['files']} files, {g['pages']} pages in {g['dir']} ({made})")
     print(f"model: {r['embedding_model']}; cores here (affinity): {r['cores_here']}\n")
     print("| files | pages | chunks | wall s | in-flow s | files/s | pages/s | chunks/s | CPU s (use) "
-          "| peak PSS tree MB | peak RSS tree MB | peak RSS one process MB |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "| peak PSS tree MB | peak RSS tree MB | peak anonymous tree MB | peak RSS one process MB |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     print(f"| {r['files']} | {r['pages']} | {r['chunks']} | {r['wall_s']:.1f} | {r['in_flow_s']:.1f} "
           f"| {r['files_per_s']:.2f} | {r['pages_per_s']:.2f} | {r['chunks_per_s']:.1f} "
           f"| {r['cpu_s']:.0f} ({100 * r['cpu_utilisation']:.0f}%) | {r['peak_pss_tree_mb']:.0f} "
-          f"| {r['peak_rss_tree_mb']:.0f} | {r['peak_rss_process_mb']:.0f} |")
+          f"| {r['peak_rss_tree_mb']:.0f} | {r['peak_anon_tree_mb']:.0f} | {r['peak_rss_process_mb']:.0f} |")
     if r["files_failed"]:
         print(f"\n{r['files_failed']} files failed")
     x = r["extrapolation"]

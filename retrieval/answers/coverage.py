@@ -92,7 +92,8 @@ def compute_coverage(content: list[TextSegment], question: str | None = None, em
     # No embedder here: in judge_support it only orders tied evidence, and for an answer's one to three cited quotes
     # that cost 15 of the judgement's 22 ms an answer (measured on the demo index); relevance keeps it.
     judgements = [judge_support(sentence, quotes) for sentence, quotes, _ in claims]
-    relevance = judge_relevance(question, sources, embedder) if question is not None and claims else None
+    relevance = judge_relevance(question, sources, embedder, _resolved_texts(question, references)) \
+        if question is not None and claims else None
     method = "offline"
     if judge is not None and claims:
         try:
@@ -158,6 +159,12 @@ _ASKS: list[tuple[re.Pattern, str, re.Pattern]] = [
 # text that answers no question but about itself: an index's entries, a reform decree appended to a law. (A
 # preamble or a transitory article may: a DOF notice's antecedentes state its facts, a transitory its entry into force.)
 _OFF_ROLE = ("reform_decree", "index")
+
+
+def _resolved_texts(question: str, references: Sequence) -> list[str]:
+    """The text of each legal reference of `question` the search resolved to indexed documents."""
+    return [question[r.reference.start:r.reference.end] for r in references
+            if r.resolved and r.doc_ids and r.reference.end > r.reference.start]
 
 
 def answers_the_question(question: str, citations: Sequence[Citation], references: Sequence = (),

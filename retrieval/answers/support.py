@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from enum import Enum
 from itertools import combinations
 
@@ -220,11 +221,15 @@ class _Claim:
         return sorted(f for f in facts if f not in said and f not in set().union(*self.span_numbers))
 
 
-def judge_relevance(question: str, spans: list[str], embedder=None) -> RelevanceJudgement:
+def judge_relevance(question: str, spans: list[str], embedder=None,
+                    referenced: Sequence[str] = ()) -> RelevanceJudgement:
     """Do `spans` (the sources an answer cites, with their labels) address `question`? The share of the question's
     content terms the best span states (alignment when it states none), toward embedding similarity when given;
     halved for each name or number of the question that no span states ("la capital de Australia" answered from a
-    text on "capital óseo"; "artículo 27" answered from article 28)."""
+    text on "capital óseo"; "artículo 27" answered from article 28). `referenced`: the legal references of the
+    question the search resolved ("el artículo 107 de la CPEUM"); their names and numbers are not facts a span must
+    state, since whether the answer cites that article of that law is judged by structure
+    (`coverage.answers_the_question`), and a law's articles do not spell its acronym."""
     terms = content_terms(question)
     if not spans:
         return RelevanceJudgement(relevant=False, score=0.0)
@@ -238,7 +243,10 @@ def judge_relevance(question: str, spans: list[str], embedder=None) -> Relevance
     if embedder is not None:
         score = (1 - EMBED_WEIGHT) * lexical + EMBED_WEIGHT * float(_similarities(embedder, question, spans).max())
     stated = set().union(*span_terms)
-    facts = (names(question, detect_languages(question)) & terms) | numbers(question)
+    languages = detect_languages(question)
+    facts = (names(question, languages) & terms) | numbers(question)
+    for ref in referenced:
+        facts -= names(ref, languages) | numbers(ref)
     missing = sorted(f for f in facts if f not in stated)
     score *= MISSING_FACT ** len(missing)
     return RelevanceJudgement(relevant=score >= RELEVANT_AT, score=round(score, 4), missing=missing)

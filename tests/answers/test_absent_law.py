@@ -200,6 +200,20 @@ def test_an_answer_from_the_named_article_keeps_its_relevance(index, settings):
     assert answer.coverage.relevance_reasons == [] and answer.coverage.relevant is True
 
 
+@pytest.mark.parametrize("question,article", [
+    ("¿Qué dice el artículo 1 de la CPEUM?", "1"),
+    ("¿Qué establece el artículo 3 de la CPEUM?", "3"),
+])
+def test_a_law_named_by_its_acronym_is_not_a_fact_the_cited_article_must_spell(index, settings, question, article):
+    # the Constitution's articles never write "CPEUM": the reference is judged by what is cited (art. 1 of it), not
+    # by whether the quote repeats the acronym (which halved a right answer's score below the flag's cut-off)
+    answer = ask(index, question, k=6, settings=settings)
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert cited and cited[0].article == article
+    assert "CPEUM" not in " ".join(c.cited_text for c in cited)
+    assert answer.coverage.relevant is True and "not_relevant" not in answer.coverage.flag_reasons
+
+
 def test_a_question_asking_for_a_duration_is_not_answered_by_text_that_states_none(index, settings):
     from retrieval.answers.coverage import answers_the_question
 
