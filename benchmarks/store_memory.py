@@ -34,8 +34,8 @@ import qdrant_edge as q
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from retrieval.store.base import DENSE, HNSW_EF_CONSTRUCT, HNSW_M, PAYLOAD_INDEXES, SPARSE  # noqa: E402
-from retrieval.store.edge import _SCHEMAS, INDEXING_THRESHOLD_KB  # noqa: E402
+from retrieval.store.base import DENSE, HNSW_EF_CONSTRUCT, HNSW_M, SPARSE  # noqa: E402
+from retrieval.store.edge import INDEXING_THRESHOLD_KB, create_shard, edge_config  # noqa: E402
 
 
 def resident_mb() -> tuple[float, float]:
@@ -62,22 +62,23 @@ def read_points(shard_dir: Path) -> tuple[int, list[tuple[dict, dict]]]:
 
 
 def config(setting: str, dim: int, segment_kb: int) -> q.EdgeConfig:
-    on_disk = setting != "gaceta"
+    """The store's own config (`edge_config`), or the on-disk variants tried against it."""
+    if setting == "gaceta":
+        return edge_config(dim)
     return q.EdgeConfig(
-        vectors={DENSE: q.EdgeVectorParams(size=dim, distance=q.Distance.Cosine, on_disk=on_disk or None)},
-        sparse_vectors={SPARSE: q.EdgeSparseVectorParams(modifier=q.Modifier.Idf, on_disk=on_disk or None)},
-        hnsw_config=q.HnswIndexConfig(m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT, full_scan_threshold=INDEXING_THRESHOLD_KB),
+        vectors={DENSE: q.EdgeVectorParams(size=dim, distance=q.Distance.Cosine, on_disk=True)},
+        sparse_vectors={SPARSE: q.EdgeSparseVectorParams(modifier=q.Modifier.Idf, on_disk=True)},
+        hnsw_config=q.HnswIndexConfig(m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT,
+                                      full_scan_threshold=INDEXING_THRESHOLD_KB),
         optimizers=q.EdgeOptimizersConfig(indexing_threshold=INDEXING_THRESHOLD_KB,
                                           max_segment_size=segment_kb if setting == "sealed" else None),
-        payload_memory=q.Memory.Cold if on_disk else q.Memory.Cached,
-        id_tracker_memory=q.Memory.Cold if on_disk else None,
+        payload_memory=q.Memory.Cold,
+        id_tracker_memory=q.Memory.Cold,
     )
 
 
 def replay(setting: str, dim: int, points: list, reps: int, every: int, segment_kb: int, folder: Path) -> dict:
-    shard = q.EdgeShard.create(str(folder), config(setting, dim, segment_kb))
-    for name, kind in PAYLOAD_INDEXES.items():
-        shard.update(q.UpdateOperation.create_field_index(name, _SCHEMAS[kind]))
+    shard = create_shard(folder, config(setting, dim, segment_kb))
     anon0, file0 = resident_mb()
     t0, optimizing, written, last = time.perf_counter(), 0.0, 0, 0
     for _ in range(reps):

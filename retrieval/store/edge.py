@@ -114,6 +114,33 @@ def _sparse(vector: SparseVector) -> q.SparseVector:
     return q.SparseVector(indices=vector.indices, values=vector.values)
 
 
+def edge_config(dim: int, indexing_threshold_kb: int = INDEXING_THRESHOLD_KB) -> q.EdgeConfig:
+    """How a gaceta shard is created: dense (cosine) and BM25 (IDF) vectors, HNSW above the threshold."""
+    return q.EdgeConfig(
+        vectors={DENSE: q.EdgeVectorParams(size=dim, distance=q.Distance.Cosine)},
+        sparse_vectors={SPARSE: q.EdgeSparseVectorParams(modifier=q.Modifier.Idf)},
+        hnsw_config=q.HnswIndexConfig(
+            m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT, full_scan_threshold=indexing_threshold_kb
+        ),
+        optimizers=q.EdgeOptimizersConfig(indexing_threshold=indexing_threshold_kb),
+        # Payloads stay in the page cache: a search returns them with its hits (each a chunk's text, offsets and
+        # document), and reading them cold was 40% of a hybrid query at 4k chunks (1.2 → 0.4 ms for 10 hits).
+        payload_memory=q.Memory.Cached,
+    )
+
+
+def create_shard(shard_dir: Path, config: q.EdgeConfig) -> q.EdgeShard:
+    """A new shard with the payload indexes every gaceta filter uses."""
+    shard = q.EdgeShard.create(str(shard_dir), config)
+    try:
+        for name, kind in PAYLOAD_INDEXES.items():
+            shard.update(q.UpdateOperation.create_field_index(name, _SCHEMAS[kind]))
+    except BaseException:
+        shard.close()
+        raise
+    return shard
+
+
 class EdgeStore(Store):
     backend = "qdrant-edge"
     exclusive = True  # the index lock keeps every other process out
@@ -167,17 +194,6 @@ class EdgeStore(Store):
 
     def _open(self, root: Path, indexing_threshold_kb: int) -> None:
         shard_dir, self._meta_path = root / "shard", root / "meta.json"
-        config = q.EdgeConfig(
-            vectors={DENSE: q.EdgeVectorParams(size=self.dim, distance=q.Distance.Cosine)},
-            sparse_vectors={SPARSE: q.EdgeSparseVectorParams(modifier=q.Modifier.Idf)},
-            hnsw_config=q.HnswIndexConfig(
-                m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT, full_scan_threshold=indexing_threshold_kb
-            ),
-            optimizers=q.EdgeOptimizersConfig(indexing_threshold=indexing_threshold_kb),
-            # Payloads stay in the page cache: a search returns them with its hits (each a chunk's text, offsets and
-            # document), and reading them cold was 40% of a hybrid query at 4k chunks (1.2 → 0.4 ms for 10 hits).
-            payload_memory=q.Memory.Cached,
-        )
         if self._meta_path.is_file():
             self._meta_cache = self._read_meta()
             self._check_model(self.location)
@@ -198,9 +214,7 @@ class EdgeStore(Store):
             raise IndexDamaged(f"the index at {root} holds a shard but no meta.json (its model and totals): not a "
                                f"gaceta index, or a damaged one; {REPAIR}")
         self._shard_dir = shard_dir
-        self.shard = q.EdgeShard.create(str(shard_dir), config)
-        for name, kind in PAYLOAD_INDEXES.items():
-            self.shard.update(q.UpdateOperation.create_field_index(name, _SCHEMAS[kind]))
+        self.shard = create_shard(shard_dir, edge_config(self.dim, indexing_threshold_kb))
         self._meta_cache = {**self._new_meta(), POINTS: 0}
         self._save_meta(self._meta_cache)
 
