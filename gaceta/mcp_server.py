@@ -44,7 +44,7 @@ from gaceta.api.schemas import (MAX_QUESTION_CHARS, AnswerResponse, AttributeReq
                                 SearchRequest, SearchResponse, bounded_chunk, hit_chars)
 from ingest.models import BODY_ROLES, AmendmentNote, Chunk, DocumentInfo, LegalReference, ProvisionRole
 from retrieval.article_history import ArticleDiff, ArticleHistory, article_start
-from retrieval.models import ResolvedReference
+from retrieval.models import NamedCountry, ResolvedReference
 from retrieval.settings import Settings
 
 NAME = "gaceta"
@@ -117,6 +117,8 @@ class SearchResult(BaseModel):
     hits: list[SearchHit]
     references: list[ResolvedReference] = Field([], description="Legal references read in the query ('art. 27 "
                                                 "constitucional') and what they resolved to.")
+    country: NamedCountry | None = Field(None, description="The one country the query names without naming a law, "
+                                         "when the index holds laws of several: other countries' documents set aside.")
 
 
 class Provision(BaseModel):
@@ -249,7 +251,7 @@ class Backend:
             found = legal_search(index, request.query, k=request.k, mode=request.mode,
                                  filters=request.search_filters(), rerank=request.rerank, fusion=request.fusion,
                                  prefetch=request.prefetch)
-            return SearchResponse.of(request.query, request.mode, request.k, found.hits, found.references,
+            return SearchResponse.of(request.query, request.mode, request.k, found,
                                      hit_chars(request.max_chars, self.settings.max_hit_chars))
 
         return self._run(lambda c: c.search(body), local)
@@ -667,7 +669,7 @@ def build_server(settings: Settings | None = None):
             found = backend.search(SearchRequest(query=query, k=k, filters=filters, as_of=as_of))
             base = backend.base_url
             return SearchResult(query=found.query, hits=[SearchHit.of(h, base) for h in found.hits],
-                                references=found.references)
+                                references=found.references, country=found.country)
 
         return call(run)
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -27,7 +27,7 @@ from retrieval.chunk_cache import ChunkCache, Parsed
 from retrieval.documents import DocumentPage, DocumentRecords, matches
 from retrieval.embedders import Embedder, load_embedder
 from retrieval.law_lookup import LawCatalog
-from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode
+from retrieval.models import Fusion, NamedCountry, SearchFilters, SearchHit, SearchMode
 from retrieval.settings import Settings
 from retrieval.store import PointData, Store, VectorQuery, open_store
 from retrieval.store.base import point_id
@@ -67,6 +67,8 @@ class Search:
     filters: SearchFilters | None = None
     fusion: Fusion = Fusion.rrf
     prefetch: int = DEFAULT_PREFETCH
+    set_aside: tuple[str, ...] = ()  # documents not searched: another country's law (`legal_search.first_stage`)
+    country: NamedCountry | None = field(default=None, compare=False)  # the country the query names, if any
 
 
 class IndexStatus(BaseModel):
@@ -345,7 +347,7 @@ class Index:
                 filters=s.filters,
                 fusion=s.fusion,
                 prefetch=s.prefetch,
-                superseded=self._superseded(s.filters),
+                superseded=(*self._superseded(s.filters), *s.set_aside),
             )
             for s in searches
         ]

@@ -27,7 +27,7 @@ from rapidfuzz import fuzz
 from ingest.headings import fold
 from ingest.models import DocType, DocumentInfo, LegalReference
 from ingest.references import parse_references
-from retrieval.models import ResolvedReference
+from retrieval.models import NamedCountry, ResolvedReference
 
 # Document types that hold provisions in force under their own name (what "la Ley de Amparo" names), preferred over
 # decrees and notices whose titles merely mention that law.
@@ -168,6 +168,26 @@ class LawCatalog:
 
     def __init__(self, documents: Sequence[DocumentInfo]):
         self.entries = [_entry(d) for d in documents]
+        self._countries = {e.document.doc_id: e.jurisdiction & _COUNTRY_CODES for e in self.entries}
+
+    def countries_of(self, doc_id: str) -> frozenset[str]:
+        """The countries whose law the document is (empty: not known, as for a text that is no gazette's)."""
+        return self._countries.get(doc_id, frozenset())
+
+    def country_scope(self, query: str) -> tuple[NamedCountry, set[str]] | None:
+        """The one country a query that names no law names (`countries_named`), when the index holds documents of it
+        and of another country, with the ids of the documents that are only other countries' law: a question about
+        "las obligaciones de los mexicanos" is not answered from Spain's company law. Documents of no known country
+        stay in scope; a law the query names decides the documents itself ("la Constitución mexicana")."""
+        named = countries_named(query)
+        if len(named) != 1 or any(names_a_law(ref) for ref, _ in understood(query, self)):
+            return None
+        (code, words), = named.items()
+        held = set().union(*self._countries.values()) if self._countries else set()
+        if code not in held or len(held) < 2:
+            return None
+        other = {d for d, countries in self._countries.items() if countries and code not in countries}
+        return NamedCountry(code=code, name=place_name(code), words=words, set_aside=len(other)), other
 
     def resolve(self, ref: LegalReference) -> list[DocumentInfo]:
         """Documents the reference's law names, best first (empty: no law named, or none in the index). A trailing
@@ -254,6 +274,48 @@ class LawCatalog:
 _PLACES = {"mx": "México", "es": "España", "co": "Colombia", "cl": "Chile", "ar": "Argentina", "pe": "Perú",
            "us": "Estados Unidos", "fr": "Francia", "de": "Alemania", "it": "Italia", "br": "Brasil",
            "eu": "Unión Europea"}
+
+
+_COUNTRY_CODES = frozenset(_COUNTRIES)
+# a country's adjective that names its language after these words: "redactada en español", "el idioma francés"
+_LANGUAGE_CUE = frozenset({"en", "al", "idioma", "lengua"})
+_LANGUAGES = frozenset({"espanol", "espanola", "frances", "francesa", "aleman", "alemana", "italiano", "italiana"})
+# what a country's own laws call it: "Presidente de la República", "Suprema Corte de Justicia de la Nación", "el
+# Supremo Poder de la Federación", "el Congreso de la Unión"
+POLITY = frozenset({"republica", "nacion", "federacion", "union"})
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def countries_named(query: str) -> dict[str, list[str]]:
+    """The countries the query names by a word or phrase of `_COUNTRIES` ("México", "mexicanos", "Reino de España";
+    "Estados Unidos Mexicanos" before "Estados Unidos"), each with the query's words that name it. A language
+    ("redactada en español") is not a country."""
+    tokens = list(_WORD.finditer(query))
+    folded = [fold(t.group()) for t in tokens]
+    found: dict[str, list[str]] = {}
+    i = 0
+    while i < len(tokens):
+        for n in (3, 2, 1):
+            phrase = " ".join(folded[i:i + n])
+            if i + n > len(tokens) or phrase not in _COUNTRY_WORDS:
+                continue
+            if n == 1 and phrase in _LANGUAGES and i and folded[i - 1] in _LANGUAGE_CUE:
+                break
+            found.setdefault(_COUNTRY_WORDS[phrase], []).append(query[tokens[i].start():tokens[i + n - 1].end()])
+            i += n - 1
+            break
+        i += 1
+    return found
+
+
+def polity_words(query: str) -> list[str]:
+    """The query's capitalised words for a state itself ("la República", "la Nación"): its laws call it so."""
+    return [t.group() for t in _WORD.finditer(query) if t.group()[0].isupper() and fold(t.group()) in POLITY]
+
+
+def place_name(code: str) -> str:
+    """A country code as a lawyer reads it: "mx" → "México"."""
+    return _PLACES.get(code, code)
 
 
 def _where(jurisdiction: frozenset[str]) -> str:

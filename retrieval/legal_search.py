@@ -15,7 +15,7 @@ from retrieval import labels
 from retrieval.cross_encoder import load_cross_encoder
 from retrieval import rerank as second_stage
 from retrieval.index import DEFAULT_PREFETCH, Index, Search
-from retrieval.law_lookup import CONTEXT_DOCS, names_a_law, report, understood
+from retrieval.law_lookup import CONTEXT_DOCS, LawCatalog, names_a_law, report, understood
 from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode, SearchResult
 from retrieval.text_analysis import content_terms
 
@@ -30,25 +30,30 @@ def legal_search(index: Index, query: str, k: int = 10, mode: SearchMode = Searc
                  fusion: Fusion = Fusion.rrf, prefetch: int | None = None, openings: bool = False) -> SearchResult:
     """`openings`: consult the article openings for a question that names no article (`retrieval.openings`): the
     answer path does (one small transformer query, ~38 ms of CPU); a plain search keeps its few-ms budget."""
-    first = first_stage(query, k, mode, filters, rerank, fusion, prefetch)
+    first = first_stage(query, k, mode, filters, rerank, fusion, prefetch, index.catalog())
     return complete(index, first, index.search_future(first).result(), k, rerank, openings)
 
 
 def first_stage(query: str, k: int = 10, mode: SearchMode = SearchMode.hybrid, filters: SearchFilters | None = None,
-                rerank: bool = True, fusion: Fusion = Fusion.rrf, prefetch: int | None = None) -> Search:
+                rerank: bool = True, fusion: Fusion = Fusion.rrf, prefetch: int | None = None,
+                catalog: LawCatalog | None = None) -> Search:
     """The plain search whose hits `complete` works on: a server awaits it (batched with its neighbours) without
-    tying up a thread, then calls `complete`."""
+    tying up a thread, then calls `complete`. Given the index's `catalog`, a query that names one country and no
+    law searches that country's documents only (`LawCatalog.country_scope`: the others are set aside)."""
     if k < 1:
         raise ValueError("k must be at least 1")
     pool = max(k, second_stage.CANDIDATES) if rerank else k
-    return Search(query, pool, mode, filters, fusion, prefetch or DEFAULT_PREFETCH)
+    scope = catalog.country_scope(query) if catalog is not None else None
+    country, aside = scope if scope is not None else (None, set())
+    return Search(query, pool, mode, filters, fusion, prefetch or DEFAULT_PREFETCH, tuple(sorted(aside)), country)
 
 
 def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank: bool = True,
              openings: bool = False) -> SearchResult:
     """References understood and looked up, merged with the first stage's `hits`, re-ranked, labelled."""
     query, filters = first.query, first.filters
-    refs = understood(query, index.catalog())
+    catalog = index.catalog()
+    refs = understood(query, catalog)
     looked_up: dict[str, SearchHit] = {}
     reports = []
     resolved: list[tuple] = []
@@ -70,7 +75,7 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
             for chunk, document in found:
                 looked_up.setdefault(chunk.chunk_id, SearchHit(chunk=chunk, document=document, score=0.0, rank=1,
                                                                via="reference"))
-        reports.append(report(ref, docs, len(found), index.catalog()))
+        reports.append(report(ref, docs, len(found), catalog))
         resolved.append((ref, doc_ids))
     search_ranks = {h.chunk.chunk_id: h.rank for h in hits}
     # a search hit the lookup also found is the looked-up one (via "reference")
@@ -83,6 +88,9 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
             and not second_stage.asks_about_history(query) and not _titled(query, merged)):
         # a law the question names: its articles only; a named law that is not here: none (it is said to be absent)
         named = sorted({d for _, doc_ids in resolved for d in doc_ids})
+        if not named and first.set_aside:  # the country the question names: its documents' articles
+            aside = set(first.set_aside)
+            named = [e.document.doc_id for e in catalog.entries if e.document.doc_id not in aside]
         absent = any(names_a_law(ref) and not doc_ids for ref, doc_ids in resolved)
         ranked_openings = [] if absent else index.opened(query, filters, OPENED, named or None)
         opened = {(o.doc_id, o.article): o.rank for o in ranked_openings}
@@ -99,7 +107,7 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     for hit in ranked:  # fresh copies: labelled in place, only the ones returned
         hit.versioned = hit.document.law_id in versioned
         hit.label = labels.label(hit.document, hit.chunk, versioned=hit.versioned)
-    return SearchResult(query=query, hits=ranked, references=reports)
+    return SearchResult(query=query, hits=ranked, references=reports, country=first.country)
 
 
 def _titled(query: str, hits: list[SearchHit]) -> bool:

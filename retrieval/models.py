@@ -70,9 +70,20 @@ class ResolvedReference(BaseModel):
     closest: list[str] = []  # when absent: the indexed laws closest to the named one by name, best first
 
 
+class NamedCountry(BaseModel):
+    """The one country a query names without naming a law ("las obligaciones de los mexicanos", "en España"): the
+    documents of other countries are set aside (`retrieval.law_lookup.LawCatalog.country_scope`)."""
+
+    code: str  # "mx", "es", …: as the catalogue's jurisdictions hold it
+    name: str  # "México"
+    words: list[str]  # the query's words that name it: ["mexicanos"]
+    set_aside: int = 0  # documents of other countries the search did not draw on
+
+
 class SearchResult(BaseModel):
     """Hits plus what the query was understood to ask for."""
 
     query: str
     hits: list[SearchHit]
     references: list[ResolvedReference] = []
+    country: NamedCountry | None = None  # the country the query names, when the index holds laws of several

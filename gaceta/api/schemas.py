@@ -27,7 +27,7 @@ from ingest.models import (AmendmentNote, Chunk, CitationForm, DocType, Document
 from retrieval.answers.models import Answer, Citation, CitationEvent, DoneEvent, SourcesEvent
 from retrieval.documents import DocumentSummary
 from retrieval.attribution import MAX_DOC_IDS, MAX_TEXT_CHARS, AttributionResult
-from retrieval.models import Fusion, ResolvedReference, SearchFilters, SearchHit, SearchMode
+from retrieval.models import Fusion, NamedCountry, ResolvedReference, SearchFilters, SearchHit, SearchMode, SearchResult
 from retrieval.settings import Answerer
 
 MAX_QUESTION_CHARS = 2000
@@ -312,12 +312,14 @@ class SearchResponse(BaseModel):
     hits: list[Hit]
     references: list[ResolvedReference] = Field(
         [], description="Legal references read in the query ('art. 27 constitucional') and what they resolved to.")
+    country: NamedCountry | None = Field(
+        None, description="The one country the query names without naming a law ('los mexicanos'), when the index "
+                          "holds laws of several: the documents of other countries are set aside.")
 
     @classmethod
-    def of(cls, query: str, mode: SearchMode, k: int, hits: list[SearchHit], references: list[ResolvedReference],
-           max_chars: int) -> SearchResponse:
-        return cls(query=query, mode=mode, k=k, hits=[Hit.of(h, max_chars) for h in hits],
-                   references=bounded_references(references))
+    def of(cls, query: str, mode: SearchMode, k: int, found: SearchResult, max_chars: int) -> SearchResponse:
+        return cls(query=query, mode=mode, k=k, hits=[Hit.of(h, max_chars) for h in found.hits],
+                   references=bounded_references(found.references), country=found.country)
 
 
 class AnswerResponse(Answer):

@@ -74,11 +74,11 @@ def _print_references(references) -> None:
         what = ", ".join(f"art. {a}" for a in ref.articles) or "—"
         if r.resolved:
             console.print(f"[dim]understood:[/] {ref.text!r} → {what} of {escape('; '.join(r.titles[:2]))} "
-                          f"({r.chunks} chunks looked up)")
+                          f"({r.chunks} chunks looked up)", soft_wrap=True)
             continue
         why = escape(r.reason or "not in the index")
         closest = f" (closest indexed: {escape('; '.join(r.closest[:3]))})" if r.closest else ""
-        console.print(f"[dim]understood:[/] {ref.text!r} → {what}: [yellow]{why}[/]{closest}")
+        console.print(f"[dim]understood:[/] {ref.text!r} → {what}: [yellow]{why}[/]{closest}", soft_wrap=True)
 
 
 _HEADING_MARKS = re.compile(r"(?m)^#{1,6}[ \t]+")
@@ -184,6 +184,12 @@ def register(app: typer.Typer) -> None:
                 print_json(result)
             else:
                 _print_references(result.references)
+                if result.country is not None:
+                    c = result.country
+                    aside = "1 document of another country" if c.set_aside == 1 else \
+                        f"{c.set_aside} documents of other countries"
+                    console.print(f"[dim]understood:[/] {escape(', '.join(repr(w) for w in c.words))} → the law of "
+                                  f"{escape(c.name)} ({aside} set aside)", soft_wrap=True)
                 _print_hits(result.query, result.hits)
 
         if via_owner(config, lambda owner: [emit(owner.search({"query": text, **body})) for text in texts]) is NO_OWNER:
@@ -193,5 +199,5 @@ def register(app: typer.Typer) -> None:
                 for text in texts:
                     found = legal_search(index, text, k=k, mode=search_mode, filters=filters, rerank=wants_rerank,
                                          fusion=fusion_kind, prefetch=prefetch)
-                    emit(SearchResponse.of(text, search_mode, k, found.hits, found.references,
+                    emit(SearchResponse.of(text, search_mode, k, found,
                                             hit_chars(max_chars, config.max_hit_chars)))

@@ -59,7 +59,8 @@ _MONTHS = {m: i for i, group in enumerate((
 _MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _DATE_MONTH = re.compile(
     rf"(?<=\d\s)(?:de\s+)?\b({_MONTH_NAMES})\b\.?|\b({_MONTH_NAMES})\b\.?(?=\s*(?:de\s+)?\d)", re.IGNORECASE)
-_NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-ZÁÉÍÓÚÑÜ][\w'’-]+")
+# a capitalised word that does not open a sentence, a question or an exclamation ("¿Pueden los extranjeros…")
+_NAME = re.compile(r"(?<![.!?:]\s)(?<!^)(?<![¿¡])(?<![.!?:]\s[¿¡])\b[A-ZÁÉÍÓÚÑÜ][\w'’-]+")
 # Where a sentence joins its clauses (English and Spanish): punctuation, dashes, coordinating and relative words.
 _CLAUSE = re.compile(
     r"[,;:()\[\]]|\s[–—-]\s|\s(?:and|but|while|which|who|whose|where|after|before|although|as well as|including"
@@ -229,7 +230,8 @@ def judge_relevance(question: str, spans: list[str], embedder=None,
     text on "capital óseo"; "artículo 27" answered from article 28). `referenced`: the legal references of the
     question the search resolved ("el artículo 107 de la CPEUM"); their names and numbers are not facts a span must
     state, since whether the answer cites that article of that law is judged by structure
-    (`coverage.answers_the_question`), and a law's articles do not spell its acronym."""
+    (`coverage.answers_the_question`), and a law's articles do not spell its acronym; and the words naming the
+    country whose law the cited documents are ("México", "la República"): a law does not say whose it is."""
     terms = content_terms(question)
     if not spans:
         return RelevanceJudgement(relevant=False, score=0.0)
@@ -246,7 +248,7 @@ def judge_relevance(question: str, spans: list[str], embedder=None,
     languages = detect_languages(question)
     facts = (names(question, languages) & terms) | numbers(question)
     for ref in referenced:
-        facts -= names(ref, languages) | numbers(ref)
+        facts -= names(f" {ref}", languages) | numbers(ref)  # its first word too: "México" is a name
     missing = sorted(f for f in facts if f not in stated)
     score *= MISSING_FACT ** len(missing)
     return RelevanceJudgement(relevant=score >= RELEVANT_AT, score=round(score, 4), missing=missing)

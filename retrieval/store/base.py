@@ -135,7 +135,8 @@ class VectorQuery:
     fusion: Fusion = Fusion.rrf
     prefetch: int = 50
     exact: bool = False
-    superseded: tuple[str, ...] = ()  # documents not in force on the filters' date (`Index.in_force`)
+    # documents left out: not in force on the filters' date (`Index.in_force`), or set aside (`Search.set_aside`)
+    superseded: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -33,10 +33,10 @@ async def search(body: SearchRequest, index=Depends(get_index), settings: Settin
     # (one model call, one Qdrant batch); the lookup and the reranker that complete it take about a millisecond.
     # The response is serialised once, by pydantic; FastAPI would validate it all over again.
     first = first_stage(body.query, k=body.k, mode=body.mode, filters=body.search_filters(), rerank=body.rerank,
-                        fusion=body.fusion, prefetch=body.prefetch)
+                        fusion=body.fusion, prefetch=body.prefetch, catalog=index.catalog())
     hits = await asyncio.wrap_future(index.search_future(first))
     result = complete(index, first, hits, body.k, body.rerank)
-    response = SearchResponse.of(body.query, body.mode, body.k, result.hits, result.references,
+    response = SearchResponse.of(body.query, body.mode, body.k, result,
                                  hit_chars(body.max_chars, settings.max_hit_chars))
     return Response(response.model_dump_json(), media_type="application/json")
 
