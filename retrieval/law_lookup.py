@@ -169,12 +169,14 @@ class LawCatalog:
     def __init__(self, documents: Sequence[DocumentInfo]):
         self.entries = [_entry(d) for d in documents]
         self._countries = {e.document.doc_id: e.jurisdiction & _COUNTRY_CODES for e in self.entries}
+        self._held = frozenset().union(*self._countries.values())
+        self._aside: dict[str, tuple[str, ...]] = {}  # country → the other countries' documents, sorted
 
     def countries_of(self, doc_id: str) -> frozenset[str]:
         """The countries whose law the document is (empty: not known, as for a text that is no gazette's)."""
         return self._countries.get(doc_id, frozenset())
 
-    def country_scope(self, query: str) -> tuple[NamedCountry, set[str]] | None:
+    def country_scope(self, query: str) -> tuple[NamedCountry, tuple[str, ...]] | None:
         """The one country a query that names no law names (`countries_named`), when the index holds documents of it
         and of another country, with the ids of the documents that are only other countries' law: a question about
         "las obligaciones de los mexicanos" is not answered from Spain's company law. Documents of no known country
@@ -183,11 +185,13 @@ class LawCatalog:
         if len(named) != 1 or any(names_a_law(ref) for ref, _ in understood(query, self)):
             return None
         (code, words), = named.items()
-        held = set().union(*self._countries.values()) if self._countries else set()
-        if code not in held or len(held) < 2:
+        if code not in self._held or len(self._held) < 2:
             return None
-        other = {d for d, countries in self._countries.items() if countries and code not in countries}
-        return NamedCountry(code=code, name=place_name(code), words=words, set_aside=len(other)), other
+        if code not in self._aside:
+            self._aside[code] = tuple(sorted(d for d, countries in self._countries.items()
+                                             if countries and code not in countries))
+        aside = self._aside[code]
+        return NamedCountry(code=code, name=place_name(code), words=words, set_aside=len(aside)), aside
 
     def resolve(self, ref: LegalReference) -> list[DocumentInfo]:
         """Documents the reference's law names, best first (empty: no law named, or none in the index). A trailing

@@ -44,8 +44,8 @@ def first_stage(query: str, k: int = 10, mode: SearchMode = SearchMode.hybrid, f
         raise ValueError("k must be at least 1")
     pool = max(k, second_stage.CANDIDATES) if rerank else k
     scope = catalog.country_scope(query) if catalog is not None else None
-    country, aside = scope if scope is not None else (None, set())
-    return Search(query, pool, mode, filters, fusion, prefetch or DEFAULT_PREFETCH, tuple(sorted(aside)), country)
+    country, aside = scope if scope is not None else (None, ())
+    return Search(query, pool, mode, filters, fusion, prefetch or DEFAULT_PREFETCH, aside, country)
 
 
 def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank: bool = True,
