@@ -246,18 +246,26 @@ class LawCatalog:
             scored[label] = max(scored.get(label, 0.0), score)
         return [label for label, _ in sorted(scored.items(), key=lambda kv: -kv[1])[:n]]
 
-    def name_spans(self, query: str) -> list[tuple[int, int]]:
-        """Where the query writes out an indexed document's whole name ("del Reglamento de los artículos 121 y 122 de
-        la Ley Federal del Trabajo"): a reference inside such a span is part of that name, not a law of its own."""
+    def _written(self, query: str) -> list[tuple[int, int, DocumentInfo]]:
         folded = fold(query)
         if len(folded) != len(query):  # offsets of the folded text must be the query's
             return []
-        spans = []
+        found = []
         for e in self.entries:
             for name in e.names:
                 if len(name.split()) >= 3:
-                    spans += [(m.start(), m.end()) for m in re.finditer(re.escape(name), folded)]
-        return spans
+                    found += [(m.start(), m.end(), e.document) for m in re.finditer(re.escape(name), folded)]
+        return found
+
+    def name_spans(self, query: str) -> list[tuple[int, int]]:
+        """Where the query writes out an indexed document's whole name ("del Reglamento de los artículos 121 y 122 de
+        la Ley Federal del Trabajo"): a reference inside such a span is part of that name, not a law of its own."""
+        return [(start, end) for start, end, _ in self._written(query)]
+
+    def written_out(self, query: str) -> list[str]:
+        """The documents whose whole name (three words or more) the query writes out, however typed: "¿Qué contiene el
+        Anexo 16 de la Resolución Miscelánea Fiscal para 2025?" names that annex as a law's name names the law."""
+        return list(dict.fromkeys(doc.doc_id for _, _, doc in self._written(query)))
 
     def mentioned(self, query: str) -> list[DocumentInfo]:
         """Consolidated texts whose name (or acronym) the query contains however it is typed: "¿qué dice el

@@ -86,8 +86,9 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     names_article = any(ref.articles for ref, _ in refs)
     if (rerank and openings and index.settings.openings and not names_article
             and not second_stage.asks_about_history(query) and not _titled(query, merged)):
-        # a law the question names: its articles only; a named law that is not here: none (it is said to be absent)
-        named = sorted({d for _, doc_ids in resolved for d in doc_ids})
+        # a law the question names (or a document whose whole name it writes out): its articles only; a named law
+        # that is not here: none (it is said to be absent)
+        named = sorted({d for _, doc_ids in resolved for d in doc_ids}) or catalog.written_out(query)
         if not named and first.set_aside:  # the country the question names: its documents' articles
             aside = set(first.set_aside)
             named = [e.document.doc_id for e in catalog.entries if e.document.doc_id not in aside]
