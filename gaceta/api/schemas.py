@@ -348,7 +348,7 @@ def stream_event(event, max_chars: int):
     """One `/ask/stream` event as the API sends it: sources as hits, names bounded."""
     if isinstance(event, SourcesEvent):
         return SourcesEventResponse(sources=[Hit.of(h, max_chars) for h in event.sources],
-                                    references=bounded_references(event.references))
+                                    references=bounded_references(event.references), country=event.country)
     if isinstance(event, CitationEvent):
         return event.model_copy(update={"citation": bounded_citation(event.citation)})
     if isinstance(event, DoneEvent):

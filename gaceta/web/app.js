@@ -107,8 +107,9 @@ function referenceText(resolved) {
   return what ? what + " de " + where : where;
 }
 
-// "Entendido: art. 27 de Constitución Política …": what the question was read to name, and where it was found.
-function renderReferences(references) {
+// "Entendido: art. 27 de Constitución Política …": what the question was read to name, and where it was found; and
+// the one country it names ("los mexicanos": the law of México, the other countries' documents set aside).
+function renderReferences(references, country) {
   const box = $("understood");
   const refs = references || [];
   const withArticles = refs.filter((r) => r.reference.articles && r.reference.articles.length);
@@ -119,6 +120,12 @@ function renderReferences(references) {
     if (lawOnly && r.resolved && withArticles.some((a) => r.doc_ids.every((id) => a.doc_ids.includes(id)))) continue;
     const text = referenceText(r);
     if (!shown.includes(text)) shown.push(text);
+  }
+  if (country) {
+    const aside = country.set_aside === 1 ? "1 documento de otro país"
+      : country.set_aside + " documentos de otros países";
+    shown.push("«" + country.words.join(", ") + "»: derecho de " + country.name + " (" + aside
+      + " fuera de la búsqueda)");
   }
   box.replaceChildren();
   box.hidden = shown.length === 0;
@@ -557,7 +564,7 @@ async function ask(event) {
     for await (const { name, data } of readEvents(response)) {
       if (name === "sources") {
         renderSources(data.sources);
-        renderReferences(data.references);
+        renderReferences(data.references, data.country);
       }
       else if (name === "text") segment(data.segment).text.append(document.createTextNode(data.text));
       else if (name === "citation") addCitation(data.segment, data.citation);
@@ -583,7 +590,9 @@ const BACKEND_TEXT = {
 };
 
 function finished(answer) {
-  if (answer.references && answer.references.length) renderReferences(answer.references);
+  if ((answer.references && answer.references.length) || answer.country) {
+    renderReferences(answer.references, answer.country);
+  }
   let text = BACKEND_TEXT[answer.backend] || "Respuesta";
   if (!answer.found) text += ". No se encontró nada pertinente en el índice";
   if (answer.fallback_reason) text += " (" + answer.fallback_reason + ")";
@@ -597,7 +606,7 @@ function finished(answer) {
 // the browser waits for (a headless browser with a virtual-time budget, a link preview), not a stream it may cut.
 function renderAnswer(answer) {
   renderSources(answer.sources || []);
-  renderReferences(answer.references);
+  renderReferences(answer.references, answer.country);
   answer.content.forEach((seg, i) => {
     segment(i).text.append(document.createTextNode(seg.text));
     for (const c of seg.citations) addCitation(i, c);

@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from ingest.models import AmendmentNote
 from retrieval.answers.support import SupportJudgement
-from retrieval.models import ResolvedReference, SearchHit
+from retrieval.models import NamedCountry, ResolvedReference, SearchHit
 
 
 class Citation(BaseModel):
@@ -79,6 +79,7 @@ class Answer(BaseModel):
     found: bool = True  # False: nothing relevant was retrieved; the text says so
     fallback_reason: str | None = None  # set when an LLM backend failed and extractive answered instead
     references: list[ResolvedReference] = []  # the legal references read in the question and what they resolved to
+    country: NamedCountry | None = None  # the one country the question names: other countries' documents set aside
 
     @property
     def text(self) -> str:
@@ -91,6 +92,7 @@ class SourcesEvent(BaseModel):
     event: Literal["sources"] = "sources"
     sources: list[SearchHit]
     references: list[ResolvedReference] = []
+    country: NamedCountry | None = None
 
 
 class TextEvent(BaseModel):

@@ -36,7 +36,7 @@ from retrieval.answers.reform import ReformAnswerer, what_changed
 from retrieval.answers.support import LLMJudge
 from retrieval.answers.verify import Verifier
 from retrieval.legal_search import legal_search
-from retrieval.models import ResolvedReference, SearchFilters, SearchHit, SearchMode
+from retrieval.models import ResolvedReference, SearchFilters, SearchHit, SearchMode, SearchResult
 from retrieval.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -68,14 +68,12 @@ def make_judge(settings: Settings) -> LLMJudge | None:
     return LLMJudge(settings) if settings.judge == "llm" else None
 
 
-def _retrieve(index, question: str, k: int, filters: SearchFilters | None,
-              rerank: bool) -> tuple[list[SearchHit], list[ResolvedReference]]:
+def _retrieve(index, question: str, k: int, filters: SearchFilters | None, rerank: bool) -> SearchResult:
     """The sources: named provisions looked up, hybrid hits, re-ranked (unless `rerank` is off)."""
     if not question.strip():
         raise ValueError("the question is empty")
-    result = legal_search(index, question, k=k, mode=SearchMode.hybrid, filters=filters, rerank=rerank,
-                          openings=True)  # the answer is worth one small transformer query (retrieval.openings)
-    return result.hits, result.references
+    return legal_search(index, question, k=k, mode=SearchMode.hybrid, filters=filters, rerank=rerank,
+                        openings=True)  # the answer is worth one small transformer query (retrieval.openings)
 
 
 def _for_change(index, question: str, references: list[ResolvedReference], filters: SearchFilters | None,
@@ -211,14 +209,15 @@ def ask(index, question: str, k: int = 8, filters: SearchFilters | None = None, 
     reranker: `rerank` or settings.rerank)."""
     settings = settings or Settings()
     backend, reason = _backend_or_reason(answerer or settings.answerer, settings, index.embedder)
-    hits, references = _retrieve(index, question, k, filters, settings.rerank if rerank is None else rerank)
+    found = _retrieve(index, question, k, filters, settings.rerank if rerank is None else rerank)
+    hits, references = found.hits, found.references
     if answers_nothing(references):
         return _absent(question, backend.name, references)
     hits, backend = _for_change(index, question, references, filters, hits, backend)
     answer = _with_notice(answer_hits(question, hits, backend, index.embedder, make_judge(settings), references,
                                       index.catalog().topic_laws(question), index), references,
                           predates_notice(index, hits, filters))
-    answer.references = references
+    answer.references, answer.country = references, found.country
     if reason and answer.fallback_reason is None:
         answer.fallback_reason = reason
     return answer
@@ -230,7 +229,8 @@ def ask_stream(index, question: str, k: int = 8, filters: SearchFilters | None =
     try:
         settings = settings or Settings()
         backend, reason = _backend_or_reason(answerer or settings.answerer, settings, index.embedder)
-        hits, references = _retrieve(index, question, k, filters, settings.rerank if rerank is None else rerank)
+        found = _retrieve(index, question, k, filters, settings.rerank if rerank is None else rerank)
+        hits, references = found.hits, found.references
         if not answers_nothing(references):
             hits, backend = _for_change(index, question, references, filters, hits, backend)
         if answers_nothing(references):
@@ -242,7 +242,7 @@ def ask_stream(index, question: str, k: int = 8, filters: SearchFilters | None =
             return
         early = predates_notice(index, hits, filters)
         notice = " ".join(n for n in (absent_notice(references), early) if n)
-        yield SourcesEvent(sources=hits, references=references)
+        yield SourcesEvent(sources=hits, references=references, country=found.country)
         if notice:
             yield TextEvent(segment=0, text=notice + "\n\n")
         if not hits:
@@ -254,7 +254,7 @@ def ask_stream(index, question: str, k: int = 8, filters: SearchFilters | None =
                                                topics=index.catalog().topic_laws(question), index=index)
         if notice:
             answer = _with_notice(answer, references, early)
-        answer.references = references
+        answer.references, answer.country = references, found.country
         yield CoverageEvent(coverage=answer.coverage)
         yield DoneEvent(answer=answer)
     except Exception as exc:  # reported to the client as the stream's last event, and logged with its traceback

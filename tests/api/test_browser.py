@@ -253,3 +253,39 @@ def test_a_source_shows_the_version_it_is(browser, amparo_versions):
         crumbs = page.locator("#panel-crumbs").inner_text()
         assert crumbs and "#" not in crumbs and "*" not in crumbs
         context.close()
+
+
+def test_the_page_says_whose_law_it_searched(browser, tmp_path):
+    """Issue 25: a question naming one country ("… en México?") over an index of several countries' laws is answered
+    from that country's documents, and the page says so above the answer, asked or linked."""
+    import pymupdf
+
+    from gaceta.api import create_app
+    from ingest.parse import parse_pdf
+    from retrieval.index import Index
+    from retrieval.settings import Settings
+    from tests.api.conftest import LiveServer
+    from tests.conftest import PDFS, SHARED
+
+    spain = tmp_path / "codigo_penal.pdf"  # Spain's Código Penal, its first 12 pages (its "delitos" articles)
+    with pymupdf.open(SHARED / "data" / "laws" / "boe_consolidado_BOE-A-1995-25444_codigo_penal.pdf") as src, \
+            pymupdf.open() as out:
+        out.insert_pdf(src, to_page=11)
+        out.save(spain)
+    settings = Settings(home=tmp_path / "home", answerer="extractive", api_key=None, _env_file=None)
+    question = "¿Qué delitos se castigan en México?"
+    expected = "«México»: derecho de México (1 documento de otro país fuera de la búsqueda)"
+    with Index.open(settings) as index:
+        for path in (spain, PDFS / "mx_durango_ley_del_periodico_oficial.pdf"):
+            index.add_documents(parse_pdf(path).documents)
+        with LiveServer(create_app(settings, index)) as server:
+            context = browser.new_context(viewport={"width": 1200, "height": 1000})
+            page = context.new_page()
+            page.goto(server.url)
+            ask(page, question)  # the stream: its sources event
+            expect(page.locator("#understood")).to_contain_text(expected)
+            assert "Código Penal" not in page.locator("#sources").inner_text()
+            page.goto(f"{server.url}/?q={quote(question)}")  # a linked question: the whole answer at once
+            expect(page.locator("#status")).to_have_text(re.compile(r"^Respuesta"), timeout=60_000)
+            expect(page.locator("#understood")).to_contain_text(expected)
+            context.close()
