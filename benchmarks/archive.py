@@ -219,7 +219,8 @@ def run(folder: Path, home: Path, code: Path = REPO) -> dict:
         sys.exit(f"gaceta ingest failed ({rc}):\n{stderr[-3000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return {"wall": wall, "summary": summary, "peak_rss_tree_mb": peak[0] / 2**20, "peak_pss_tree_mb": peak[1] / 2**20,
-            "peak_anon_tree_mb": peak[2] / 2**20, "peak_rss_process_mb": after.ru_maxrss / 1024, "cpu_s": cpu, "returncode": rc}
+            "peak_anon_tree_mb": peak[2] / 2**20, "peak_rss_process_mb": after.ru_maxrss / 1024, "cpu_s": cpu,
+            "returncode": rc}
 
 
 # --- the report ---------------------------------------------------------------------------------------------------

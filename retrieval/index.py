@@ -218,11 +218,13 @@ class Index:
 
         return Openings(self.settings.openings_dir, self.articles)
 
-    def opened(self, query: str, filters: SearchFilters | None, limit: int, doc_ids: Sequence[str] | None = None):
+    def opened(self, query: str, filters: SearchFilters | None, limit: int, doc_ids: Sequence[str] | None = None,
+               set_aside: Sequence[str] = ()):
         """The `limit` articles whose openings are closest to `query`, among the documents the filters admit (and
         of `doc_ids`, when given: the laws the question names) in the version in force on their date
-        (`retrieval.openings.Openings.rank`)."""
-        superseded = set(self._superseded(filters))
+        (`retrieval.openings.Openings.rank`), less those `set_aside` as the first stage leaves them out
+        (`Search.set_aside`)."""
+        superseded = {*self._superseded(filters), *set_aside}
         only = set(doc_ids) if doc_ids is not None else None
         scope = [d.doc_id for d in self._records()[2] if d.doc_id not in superseded and matches(d, filters)
                  and (only is None or d.doc_id in only)]

@@ -89,11 +89,8 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
         # a law the question names (or a document whose whole name it writes out): its articles only; a named law
         # that is not here: none (it is said to be absent)
         named = sorted({d for _, doc_ids in resolved for d in doc_ids}) or catalog.written_out(query)
-        if not named and first.set_aside:  # the country the question names: its documents' articles
-            aside = set(first.set_aside)
-            named = [e.document.doc_id for e in catalog.entries if e.document.doc_id not in aside]
         absent = any(names_a_law(ref) and not doc_ids for ref, doc_ids in resolved)
-        ranked_openings = [] if absent else index.opened(query, filters, OPENED, named or None)
+        ranked_openings = [] if absent else index.opened(query, filters, OPENED, named or None, first.set_aside)
         opened = {(o.doc_id, o.article): o.rank for o in ranked_openings}
         merged += _opened_candidates(index, ranked_openings[:OPENED_ADDED], merged, filters)
     if rerank:

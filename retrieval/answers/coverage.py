@@ -93,10 +93,11 @@ def compute_coverage(content: list[TextSegment], question: str | None = None, em
     # No embedder here: in judge_support it only orders tied evidence, and for an answer's one to three cited quotes
     # that cost 15 of the judgement's 22 ms an answer (measured on the demo index); relevance keeps it.
     judgements = [judge_support(sentence, quotes) for sentence, quotes, _ in claims]
+    verified = [c for seg in content for c in seg.citations if c.verified]
+    countries = countries_named(question) if index is not None and question is not None else {}
     referenced = _resolved_texts(question, references) if question is not None else []
     if index is not None and question is not None:
-        referenced += _place_texts(question, [c for seg in content for c in seg.citations if c.verified],
-                                   index.catalog())
+        referenced += _place_texts(question, countries, verified, index.catalog())
     relevance = judge_relevance(question, sources, embedder, referenced) if question is not None and claims else None
     method = "offline"
     if judge is not None and claims:
@@ -133,8 +134,7 @@ def compute_coverage(content: list[TextSegment], question: str | None = None, em
     if index is not None and question is not None and claims:
         off_question += structure_reasons(index, question, [c for seg in content for c in seg.citations],
                                           references, topics, retrieved)
-        off_question += country_reasons(question, [c for seg in content for c in seg.citations if c.verified],
-                                        index.catalog())
+        off_question += country_reasons(countries, verified, index.catalog())
     relevant = relevant and not off_question
     reasons = flag_reasons(ratio, backed_ratio, relevant)
     return Coverage(
@@ -173,24 +173,22 @@ def _resolved_texts(question: str, references: Sequence) -> list[str]:
             if r.resolved and r.doc_ids and r.reference.end > r.reference.start]
 
 
-def _place_texts(question: str, cited: Sequence[Citation], catalog) -> list[str]:
-    """The question's words naming the country whose law every cited document is ("¿Está prohibida la pena de muerte
-    en México?" answered from the CPEUM), and its capitalised words for a state itself ("Presidente de la
-    República"): what a law never says of itself is not a fact its articles must state."""
+def _place_texts(question: str, named: dict[str, list[str]], cited: Sequence[Citation], catalog) -> list[str]:
+    """The question's words naming the country whose law every cited document is (`named`: `countries_named`;
+    "¿Está prohibida la pena de muerte en México?" answered from the CPEUM), and its capitalised words for a state
+    itself ("Presidente de la República"): what a law never says of itself is not a fact its articles must state."""
     held = [catalog.countries_of(c.doc_id) for c in cited]
     if not held or not all(held):
         return []
     common = frozenset.intersection(*held)
-    return [w for code, words in countries_named(question).items() if code in common for w in words] \
-        + polity_words(question)
+    return [w for code, words in named.items() if code in common for w in words] + polity_words(question)
 
 
-def country_reasons(question: str, cited: Sequence[Citation], catalog) -> list[str]:
-    """Why the cited documents do not answer a question about one country's law: it names one country ("las
-    obligaciones de los mexicanos") and every cited document is the law of others (Spain's company law). The search
-    sets such documents aside when it holds the country's (`LawCatalog.country_scope`); this catches an answer drawn
-    from an index that holds none of it."""
-    named = countries_named(question)
+def country_reasons(named: dict[str, list[str]], cited: Sequence[Citation], catalog) -> list[str]:
+    """Why the cited documents do not answer a question about one country's law: it names one country (`named`:
+    `countries_named`; "las obligaciones de los mexicanos") and every cited document is the law of others (Spain's
+    company law). The search sets such documents aside when it holds the country's (`LawCatalog.country_scope`);
+    this catches an answer drawn from an index that holds none of it."""
     held = [catalog.countries_of(c.doc_id) for c in cited]
     if len(named) != 1 or not held or not all(held):
         return []
