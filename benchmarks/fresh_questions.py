@@ -1,0 +1,83 @@
+"""Fresh questions a lawyer would ask, over every shared PDF and law (issue 25): right answers, and flags.
+
+`fresh_questions.tsv` holds 52 questions written for issue 25 with the answer noted before they were asked, none
+taken from an evaluation set: `laws` (30 on the CPEUM, the Ley de Amparo, Spain's Código Penal, the LSC and the
+LEC), `country` (10 that name a country, four about laws the index does not hold) and `notices` (12 on gazette
+notices, rulings and the Universal Declaration by their titles). `expected` is `LAW:ARTICLE` (right when a verified
+citation of that law is that article), `doc:TITLE WORDS` (right when the first citation's document title holds
+them) or `none` (no indexed text answers it: right only when the answer says it found nothing). Each answer is the
+product's `ask` (extractive, k 8) over `--home`; a flagged answer is one whose coverage says `relevant: false`.
+
+    .venv/bin/python benchmarks/fresh_questions.py --home H          # H: an index of ../shared/data/pdfs + data/laws
+    .venv/bin/python benchmarks/fresh_questions.py --home H --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+QUESTIONS = Path(__file__).with_name("fresh_questions.tsv")
+LAWS = {"CPEUM": "Constitución Política de los Estados Unidos Mexicanos", "Amparo": "Ley de Amparo",
+        "CP": "Código Penal", "LSC": "Ley de Sociedades de Capital", "LEC": "Enjuiciamiento Civil"}
+
+
+def right(expected: str, answer, titles: dict[str, str]) -> bool:
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    if expected == "none":
+        return not answer.found
+    if expected.startswith("doc:"):
+        return bool(cited) and expected[4:] in titles[cited[0].doc_id]
+    law, article = expected.split(":")
+    return any(LAWS[law] in titles[c.doc_id] and c.article == article for c in cited)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--home", type=Path, required=True, help="an index of the shared PDFs and laws (GACETA_HOME)")
+    ap.add_argument("--json", action="store_true", help="one JSON object on stdout, with every question")
+    args = ap.parse_args()
+
+    from retrieval.answers import ask
+    from retrieval.index import Index
+    from retrieval.settings import Settings
+
+    with QUESTIONS.open(encoding="utf-8") as fh:
+        questions = list(csv.DictReader(fh, delimiter="\t"))
+    settings = Settings(home=args.home, answerer="extractive", judge="offline", _env_file=None)
+    rows = []
+    with Index.open(settings) as index:
+        titles = {d.doc_id: f"{d.short_title or ''} {d.title}" for d in index.document_infos()}
+        for q in questions:
+            answer = ask(index, q["question"], k=8, settings=settings)
+            cited = [c for seg in answer.content for c in seg.citations if c.verified]
+            rows.append({**q, "right": right(q["expected"], answer, titles), "flagged": not answer.coverage.relevant,
+                         "relevance": answer.coverage.relevance, "found": answer.found,
+                         "cited": [c.label for c in cited][:3]})
+    table = {}
+    for name in dict.fromkeys(r["set"] for r in rows):
+        part = [r for r in rows if r["set"] == name]
+        hits, misses = [r for r in part if r["right"]], [r for r in part if not r["right"]]
+        table[name] = {"questions": len(part), "right": len(hits), "misses_flagged": sum(r["flagged"] for r in misses),
+                       "misses": len(misses), "hits_flagged": sum(r["flagged"] for r in hits)}
+    if args.json:
+        print(json.dumps({"sets": table, "rows": rows}, ensure_ascii=False))
+        return
+    print("| set | right | misses flagged | hits flagged |\n| --- | ---: | ---: | ---: |")
+    for name, t in table.items():
+        print(f"| {name} ({t['questions']}) | {t['right']} | {t['misses_flagged']} / {t['misses']} "
+              f"| {t['hits_flagged']} / {t['right']} |")
+    for r in rows:
+        if not r["right"] or r["flagged"]:
+            print(f"- {'right' if r['right'] else 'MISS'}{', flagged' if r['flagged'] else ''} "
+                  f"({r['expected']}): {r['question']} → {'; '.join(r['cited']) or 'nothing cited'}")
+
+
+if __name__ == "__main__":
+    main()
