@@ -37,6 +37,8 @@ NAME_MATCH = 90  # rapidfuzz ratio between a named law and a document's name (bo
 CONTEXT_DOCS = 3  # documents of the top hits tried for an article named without its law
 MIN_MENTION = 10  # characters of a document name that a query must contain to name it in lower case
 _LINKING = frozenset("de del la las los el y e en para sobre a al".split())
+# the matter a law's name gives after its type: "ley de amparo", "ley federal del trabajo", "ley general de salud"
+_MATTER = re.compile(r"[a-z]+(?:\s+(?:federal|general|nacional|organica))?\s+(?:de|del|sobre)\s")
 _NAME_END = re.compile(r",|;|\s+(?:por el que|por la que|que |reglamentaria)", re.I)
 CLOSEST = 3  # indexed laws named when a named law is absent
 # Law types whose name alone says which law it is (a decree, an agreement or a notice is named by its whole title,
@@ -217,17 +219,24 @@ class LawCatalog:
             found = [(s, e) for s, e in found if e.consolidated]
         return [e.document for _, e in found]
 
-    def topic_laws(self, query: str) -> list[tuple[str, DocumentInfo]]:
+    def topic_laws(self, query: str, matter: bool = False) -> list[tuple[str, DocumentInfo]]:
         """Consolidated laws whose *subject* the query speaks of without naming the law: the words of the law's
         name after its type ("Ley de Amparo" → "amparo", "Ley de Enjuiciamiento Civil" → "enjuiciamiento civil"),
         all of them in the query ("¿Quiénes son partes en el juicio de amparo?" is about what the Ley de Amparo
-        regulates). Each as (subject, document)."""
+        regulates). Each as (subject, document).
+
+        `matter`: only laws whose name gives the matter they regulate after their type ("Ley de …", "Ley Federal
+        del …"): what the search reads first (`legal_search.complete`). A code named by its branch of law ("Código
+        Penal") marks the branch an answer should come from, not the text that answers: the Constitution's articles
+        on criminal procedure speak of "proceso penal" as much."""
         words = set(re.findall(r"\w+", fold(query)))
         out = []
         for e in self.entries:
             if not e.consolidated or e.constitution:
                 continue
             core = qualifiers(fold(_name_part(e.document.short_title or e.document.title)))[0]
+            if matter and _MATTER.match(core) is None:
+                continue
             subject = [w for w in re.findall(r"[^\W\d_]+", core)[1:] if w not in _LINKING]
             if subject and len("".join(subject)) >= 5 and all(w in words for w in subject):
                 out.append((" ".join(subject), e.document))
@@ -385,7 +394,9 @@ def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, li
     """The query's references, each with the documents its law resolved to (empty when none was named/found)."""
     refs = [with_qualifier(r, query) for r in parse_references(query) if r.articles or r.law or r.constitutional]
     spans = catalog.name_spans(query)
-    refs = [r for r in refs if not any(lo <= r.start and r.end <= hi for lo, hi in spans)]  # a name's own words
+    # a name's own words ("… de la Ley Federal del Trabajo" inside a Reglamento's name), not the whole name itself
+    refs = [r for r in refs if not any(lo <= r.start and r.end <= hi and (lo, hi) != (r.start, r.end)
+                                       for lo, hi in spans)]
     # "el artículo 27 … de la Constitución" parsed as two references: the law applies to the bare articles too.
     laws = [r for r in refs if r.law or r.constitutional]
     out = []

@@ -77,6 +77,10 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
                                                                via="reference"))
         reports.append(report(ref, docs, len(found), catalog))
         resolved.append((ref, doc_ids))
+    # naming no law, a question that speaks of what an indexed law regulates ("el juicio de amparo": the Ley de
+    # Amparo) reads that law first, as one naming it would (`LawCatalog.topic_laws`, the matter its name gives)
+    subject = () if any(doc_ids or names_a_law(ref) for ref, doc_ids in resolved) else tuple(sorted(
+        {doc.doc_id for _, doc in catalog.topic_laws(query, matter=True)} - set(first.set_aside)))
     search_ranks = {h.chunk.chunk_id: h.rank for h in hits}
     # a search hit the lookup also found is the looked-up one (via "reference")
     merged = list(looked_up.values()) + [h for h in hits if h.chunk.chunk_id not in looked_up]
@@ -98,7 +102,8 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
         if index.settings.rerank_model:
             scorer = load_cross_encoder(index.settings.rerank_model)
             cross = scorer.scores(query, [h.chunk.text for h in merged])
-        ranked = second_stage.rerank(query, merged, resolved, search_ranks, cross, limit=k, opened=opened)
+        ranked = second_stage.rerank(query, merged, resolved, search_ranks, cross, limit=k, opened=opened,
+                                     subject=subject)
     else:
         ranked = [h.model_copy(update={"rank": i}) for i, h in enumerate(merged[:k], start=1)]
     versioned = index.versioned_laws()

@@ -6,7 +6,8 @@ A hit's score is a readable sum of features, scaled by the legal role of its tex
 
 - `fused`    FUSED_K / (FUSED_K - 1 + rank) of the hit in the first-stage hybrid list: 1 for the first, ½ at rank
              FUSED_K + 1, a slow decay so the first stage still orders the tail (0 for a hit only the lookup found);
-- `law`      the hit's document is a law the query names;
+- `law`      the hit's document is a law the query names or, naming none, whose subject it speaks of ("¿Cuál es el
+             objeto del juicio de amparo?": the Ley de Amparo; `LawCatalog.topic_laws`);
 - `reference` the hit lies in an article the query names, as the lookup found it (`via` "reference") — worth more
              than any similarity, so a named provision comes first;
 - `cross`    (only with GACETA_RERANK_MODEL set) the configured cross-encoder's score of query and chunk text
@@ -109,19 +110,21 @@ def title_share(q_terms: set[str], chunk: Chunk) -> float:
 
 def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[LegalReference, Sequence[str]]],
            search_ranks: dict[str, int], cross: Sequence[float] | None = None,
-           limit: int | None = None, opened: dict[tuple[str, str], int] | None = None) -> list[SearchHit]:
+           limit: int | None = None, opened: dict[tuple[str, str], int] | None = None,
+           subject: Sequence[str] = ()) -> list[SearchHit]:
     """The best `limit` (all when None) of `hits` re-scored and re-ranked (ranks renumbered from 1), each a copy
     carrying its features.
 
     `references`: each parsed reference with the doc ids it resolved to; `search_ranks`: chunk id → rank in the
     first-stage list (hits missing from it were found by the reference lookup only); `cross`: a cross-encoder's
     score per hit, when one is configured; `opened`: (doc id, article) → rank of the article's opening for a
-    question that names no article (`retrieval.openings`). A hit is in a named article when the lookup found it (`via`
+    question that names no article (`retrieval.openings`); `subject`: the doc ids of the laws whose subject a question
+    naming no law speaks of, weighed as a named law. A hit is in a named article when the lookup found it (`via`
     "reference"): the lookup, not a key match here, decides which of several "Artículo 1" a reference means.
     """
     if not hits:
         return []
-    named_docs = {d for _, docs in references for d in docs}
+    named_docs = {d for _, docs in references for d in docs} | set(subject)
     flat_roles = asks_about_history(query)
     q_terms = content_terms(query)
     scored = []

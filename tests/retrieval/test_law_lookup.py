@@ -118,3 +118,9 @@ def test_a_question_about_what_a_law_regulates_points_at_that_law():
         ("amparo", "amparo")]
     assert JURIS.topic_laws("¿Qué pena tiene el homicidio?") == []
     assert JURIS.topic_laws("¿Qué derechos reconoce la Constitución?") == []  # a constitution has no one subject
+    # the search reads first only a law whose name gives its matter ("Ley de Amparo"); a code named by its branch
+    # of law ("Código Penal") is what the answer's relevance checks a question on "proceso penal" against
+    question = "¿Cuáles son los derechos de la víctima en el proceso penal?"
+    assert [s for s, _ in JURIS.topic_laws(question)] == ["penal"]
+    assert JURIS.topic_laws(question, matter=True) == []
+    assert [s for s, _ in JURIS.topic_laws("¿Quién promueve el juicio de amparo?", matter=True)] == ["amparo"]
