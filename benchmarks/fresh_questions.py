@@ -1,13 +1,15 @@
 """Fresh questions a lawyer would ask, over every shared PDF and law (issue 25): right answers, and flags.
 
-`fresh_questions.tsv` holds 76 questions written for issue 25 with the answer noted before they were asked, none
+`fresh_questions.tsv` holds 101 questions written for issue 25 with the answer noted before they were asked, none
 taken from an evaluation set: `laws` (30 on the CPEUM, the Ley de Amparo, Spain's Código Penal, the LSC and the
 LEC), `country` (10 that name a country, four about laws the index does not hold), `notices` (12 on gazette
-notices, rulings and the Universal Declaration by their titles) and `laws_b` (24 more on the same five laws, written
-after the rules the first 52 led to, and held out from them: no rule was chosen on them). `expected` is `LAW:ARTICLE` (right when a verified
-citation of that law is that article), `doc:TITLE WORDS` (right when the first citation's document title holds
-them) or `none` (no indexed text answers it: right only when the answer says it found nothing). Each answer is the
-product's `ask` (extractive, k 8) over `--home`; a flagged answer is one whose coverage says `relevant: false`.
+notices, rulings and the Universal Declaration by their titles), `laws_b` (24 more on the same five laws, written
+after the rules the first 52 led to, and held out from them: no rule was chosen on them) and `laws_c` (25 more,
+written and checked against the laws' text before any was asked, held out the same way). `expected` is
+`LAW:ARTICLE` (right when a verified citation of that law is that article), `doc:TITLE WORDS` (right when the first
+citation's document title holds them) or `none` (no indexed text answers it: right only when the answer says it
+found nothing). Each answer is the product's `ask` (extractive, k 8) over `--home`; a flagged answer is one whose
+coverage says `relevant: false`.
 
     .venv/bin/python benchmarks/fresh_questions.py --home H          # H: an index of ../shared/data/pdfs + data/laws
     .venv/bin/python benchmarks/fresh_questions.py --home H --json

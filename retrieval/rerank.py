@@ -54,12 +54,17 @@ FUSED_K = 10
 
 # A query about reforms, transitory rules, dates of entry into force or repeal asks for those roles too.
 _ASKS_ABOUT_HISTORY = re.compile(
-    r"\b(?:reform\w*|decreto\w*|transitori\w*|vigor|vigencia|deroga\w*|adicion\w*|publica\w*|cuando|fecha\w*|"
+    r"\b(?:reform\w*|decreto\w*|transitori\w*|vigor|vigencia|deroga\w*|adicion\w*|publica\w*|fecha\w*|"
     r"amend\w*|repeal\w*|entry into force)\b")
+# "¿Cuándo…?" asks for a date when its verb tells of a past event ("¿Cuándo se habilitó el puerto?", "¿cuándo
+# suscribieron el convenio?": a notice's antecedentes say); in the present it asks for the condition a rule states
+# ("¿Cuándo procede el sobreseimiento?", "¿Cuándo debe disolverse la sociedad?"), which the text in force answers.
+_ASKS_WHEN_IT_HAPPENED = re.compile(r"\bcu[aá]ndo\b.*\b(?:\w+(?:ó|aron|ieron)|fue|fueron)\b", re.I)
 
 
 def asks_about_history(query: str) -> bool:
-    return _ASKS_ABOUT_HISTORY.search(fold(query)) is not None
+    return (_ASKS_ABOUT_HISTORY.search(fold(query)) is not None
+            or _ASKS_WHEN_IT_HAPPENED.search(query) is not None)
 
 
 # The label an article heading starts with: "Artículo 14.", "Artículo 189 bis.", "Article 17", "ARTÍCULO 4o.-".

@@ -151,7 +151,8 @@ _NUMBER_WORD = re.compile(r"\b(?:\d+|uno|una|dos|tres|cuatro|cinco|seis|siete|oc
                           r"treinta|cuarenta|cincuenta|sesenta|setenta|ochenta|noventa|cien|ciento|doscientos|"
                           r"trescientos|quinientos|mil|mayor[ií]a|dos terceras|tercera parte|mitad)\b", re.I)
 _MOMENT = re.compile(r"\b(?:a partir|desde|al d[ií]a|d[ií]a siguiente|siguiente al|en que (?:surta|se notifi|tenga|"
-                     r"haya)|surt[ae] efectos|inicia|comienza|entrar[áa] en vigor|\d+ de [a-z]+)\b", re.I)
+                     r"haya)|surt[ae] efectos|inicia|comienza|entrar[áa] en vigor|"
+                     r"\d+(?:o\.|º|°)? de [a-z]+)\b", re.I)  # a date: "15 de mayo", "1o. de octubre"
 # the kind of answer a question word asks for, and what cited text must state to give it
 _ASKS: list[tuple[re.Pattern, str, re.Pattern]] = [
     (re.compile(r"\b(?:cu[aá]l es el plazo|qu[eé] plazo|cu[aá]nto tiempo|cu[aá]nto dura|cada cu[aá]nto|"

@@ -67,6 +67,20 @@ def test_cli_answer_quotes_article_82(home, monkeypatch):
     assert "Para ser Presidente se requiere" in json.dumps(answer, ensure_ascii=False)
 
 
+def test_when_a_rule_applies_is_asked_of_the_text_in_force(home, monkeypatch):
+    # "¿Cuándo…?" in the present asks for the condition or moment a rule states: the text in force answers it, read
+    # through the openings; it was read as a question about the law's history (every role the same, no openings) and
+    # led by a reform decree. "1o. de octubre" states the moment it asks for: the answer is not flagged.
+    monkeypatch.setenv("GACETA_HOME", str(home))
+    monkeypatch.setenv("GACETA_ANSWERER", "extractive")
+    result = CliRunner().invoke(app, ["ask", "¿Cuándo inicia el Presidente el ejercicio de su encargo?", "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    first = next(c for seg in answer["content"] for c in seg["citations"] if c["verified"])
+    assert "art. 83" in first["label"] and "1o. de octubre" in first["cited_text"], first
+    assert answer["coverage"]["relevant"] is True, answer["coverage"]
+
+
 def test_a_plain_search_keeps_its_budget(index):
     hits = legal_search(index, PRESIDENT, k=8).hits  # `gaceta search`, POST /search: no transformer query
     assert all("opening" not in h.features and h.via != "opening" for h in hits)

@@ -3,6 +3,8 @@ first, and a question about reforms weighing every role the same."""
 
 from __future__ import annotations
 
+import pytest
+
 from ingest.models import HeadingKind, LegalReference, ProvisionRole
 from retrieval.rerank import ROLE_WEIGHTS, article_title, asks_about_history, rerank, term_matches
 from tests.answers.factory import make_hits
@@ -43,6 +45,19 @@ def test_a_question_about_reforms_weighs_every_role_the_same():
     assert asks_about_history(question)
     found = rerank(question, hits(), [], {h.chunk.chunk_id: h.rank for h in hits()})
     assert ranks(found)[0] == 1 and all(h.features["role"] == 1.0 for h in found)
+
+
+@pytest.mark.parametrize(("question", "history"), [
+    ("¿Cuándo se habilitó el Puerto de Tuxpan para tráfico de altura?", True),  # a past event: its date
+    ("¿Cuándo suscribieron las partes el Convenio de Coordinación?", True),
+    ("¿Cuándo fue expedida la Ley de Amparo?", True),
+    ("¿Cuándo entra en vigor el decreto?", True),
+    ("¿Cuándo procede el sobreseimiento en el juicio de amparo?", False),  # the condition a rule states
+    ("¿Cuándo debe disolverse la sociedad de capital?", False),
+    ("¿Qué pena tiene el robo cuando hay violencia?", False),
+])
+def test_when_asks_about_history_only_of_a_past_event(question, history):
+    assert asks_about_history(question) is history
 
 
 def test_a_named_article_of_the_named_law_comes_first_even_unsearched():
