@@ -33,6 +33,7 @@ from pathlib import Path
 from ingest.chunker import chunk_document
 from ingest.models import Chunk, ParseResult
 from ingest.parse import parse_pdf
+from ingest.worker_process import end_with_parent
 
 _worker: dict = {}  # in a worker: the token count and budget the chunker cuts with, the OCR processes a scan gets
 
@@ -81,6 +82,7 @@ class _Kept(logging.Handler):
 
 
 def _init(count_tokens: Callable[[str], int], max_tokens: int, ocr_workers: int | None, log_level: int) -> None:
+    end_with_parent()  # a killed ingest leaves no worker behind
     _worker.update(count_tokens=count_tokens, max_tokens=max_tokens, ocr_workers=ocr_workers)
     root = logging.getLogger()
     root.setLevel(log_level)  # what the ingest process logs, at its level

@@ -22,10 +22,8 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
-import multiprocessing.connection
 import os
 import tempfile
-import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
@@ -35,6 +33,7 @@ import pymupdf
 
 from ingest.cpus import available_cpus
 from ingest.layout import TEXT_FLAGS, Line, extract_lines
+from ingest.worker_process import end_with_parent
 
 log = logging.getLogger("ingest.ocr")
 WANTED_LANGUAGES = ("spa", "eng")
@@ -127,18 +126,11 @@ def _worker_open(data: bytes, setup: tuple[str, str]) -> None:
     stdout is the parent's, and `--json` owns it); the worker ends when the process that started it ends."""
     global _worker_doc, _worker_setup
     os.dup2(2, 1)
-    parent = multiprocessing.parent_process()
-    if parent is not None:  # a killed parse must not leave its workers waiting for pages forever
-        threading.Thread(target=_exit_with, args=(parent.sentinel,), daemon=True).start()
+    end_with_parent()  # a killed parse must not leave its workers waiting for pages forever
     _worker_doc = pymupdf.open(stream=data, filetype="pdf")
     if _worker_doc.needs_pass:
         _worker_doc.authenticate("")
     _worker_setup = setup
-
-
-def _exit_with(sentinel: int) -> None:
-    multiprocessing.connection.wait([sentinel])
-    os._exit(1)
 
 
 def _worker_ocr(page_no: int) -> tuple[list[Line], str]:

@@ -21,6 +21,8 @@ from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 
+from ingest.worker_process import end_with_parent
+
 MIN_SHARE = 128  # texts a worker gets at least before the workers are started: smaller batches (queries, an answer's
 # sentences, a short notice) stay in the caller's process, where the workers' start would cost more than they save
 STARTED_SHARE = 8  # ... once they run (an ingest starts them): a gazette's short notices, a few chunks a file, use them
@@ -91,7 +93,8 @@ class EncoderPool:
     def _started(self) -> ProcessPoolExecutor:
         with self._lock:
             if self._pool is None:
-                self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+                self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=end_with_parent)  # a killed ingest leaves none
             return self._pool
 
 

@@ -22,7 +22,6 @@ import logging
 import os
 import re
 import signal
-import sys
 import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -33,6 +32,7 @@ from typing import Any
 
 from flows.indexing import Prepared, cached_outcome, context_mode, prepare_file, write_file
 from flows.models import ContextMode, FileOutcome, FileStatus
+from ingest.worker_process import end_with_parent
 from retrieval.settings import Settings
 from retrieval.store import StoreError
 
@@ -61,26 +61,10 @@ class _Totals:
 
 
 _child: dict[str, Any] = {}
-PR_SET_PDEATHSIG = 1  # prctl(2)
 
 
-def die_with_parent(parent: int) -> None:
-    """Linux: this process gets SIGKILL when its parent dies (`prctl(PR_SET_PDEATHSIG)`), so a server killed with -9
-    leaves no ingest child (≈ 500 MB) behind; if the parent is already gone, exit now. Elsewhere a no-op."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
-        log.warning("prctl(PR_SET_PDEATHSIG) failed: errno %d", ctypes.get_errno())
-    if os.getppid() != parent:  # the parent died before the call above
-        os._exit(1)
-
-
-def _child_start(settings_json: str, parent: int | None = None) -> None:
-    if parent is not None:
-        die_with_parent(parent)
+def _child_start(settings_json: str) -> None:
+    end_with_parent()  # a server killed with -9 leaves no ingest child (≈ 500 MB) behind
     os.nice(NICE)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the owner decides
     from retrieval.embedders import load_embedder
@@ -215,7 +199,7 @@ class Ingester:
     def _child_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(1, mp_context=get_context("spawn"), initializer=_child_start,
-                                             initargs=(self.settings.model_dump_json(), os.getpid()))
+                                             initargs=(self.settings.model_dump_json(),))
             self._child_pid = self._pool.submit(os.getpid).result()
         return self._pool
 

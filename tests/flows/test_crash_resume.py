@@ -1,6 +1,7 @@
 """SIGKILL the ingest (a real `gaceta ingest` subprocess) during parse, embed and upsert, re-run each time, and
 require the final index to equal a clean run's: same point ids, same payloads, nothing pending, and at no
-point a search hit from a document whose indexing had not completed."""
+point a search hit from a document whose indexing had not completed; and no process the killed run started (its
+parsing and embedding workers) outlives it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from tests.flows.conftest import GACETA_CLI, gaceta_env, link_pdfs, subprocess_env
@@ -29,18 +31,21 @@ def dump_points(index) -> dict[str, dict]:
             return points
 
 
-def ingest_until(folder: Path, home: Path, api_url: str, marker: str | None) -> int:
-    """Run `gaceta ingest`; SIGKILL it as soon as a log line contains `marker` (None: let it finish)."""
+def ingest_until(folder: Path, home: Path, api_url: str, marker: str | None) -> tuple[int, list[psutil.Process]]:
+    """Run `gaceta ingest`; SIGKILL it as soon as a log line contains `marker` (None: let it finish). Its exit code,
+    and the processes it had started when it was killed."""
     env = subprocess_env(home, api_url, PREFECT_LOGGING_LEVEL="INFO")
     proc = subprocess.Popen([*GACETA_CLI, "ingest", str(folder), "--json"], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
+    children: list[psutil.Process] = []
     try:
         for line in proc.stderr:
             if marker and marker in line:
                 time.sleep(0.2)  # land inside the stage, not at its first instruction
+                children = psutil.Process(proc.pid).children(recursive=True)
                 proc.send_signal(signal.SIGKILL)
                 break
-        return proc.wait(timeout=RUN_TIMEOUT_S)
+        return proc.wait(timeout=RUN_TIMEOUT_S), children
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -64,6 +69,20 @@ def clean_points(folder, tmp_path_factory):
         return dump_points(open_index(Settings()))
 
 
+def still_running(processes: list[psutil.Process], within_s: float = 30) -> list[psutil.Process]:
+    """Those of `processes` still running (not a zombie) after `within_s` seconds."""
+    def running(p: psutil.Process) -> bool:
+        try:
+            return p.is_running() and p.status() != psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return False
+
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline and any(map(running, processes)):
+        time.sleep(0.2)
+    return [p for p in processes if running(p)]
+
+
 def assert_nothing_half_indexed_is_searchable(home: Path) -> None:
     from flows.indexing import open_index
     from retrieval.settings import Settings
@@ -81,11 +100,16 @@ def test_sigkill_at_each_stage_then_rerun_equals_clean_run(folder, clean_points,
     from retrieval.settings import Settings
 
     home = tmp_path / "home"
+    started = 0
     for marker in ("stage parse:", "stage embed:", "stage upsert:"):
-        rc = ingest_until(folder, home, prefect_api, marker)
+        rc, children = ingest_until(folder, home, prefect_api, marker)
         assert rc == -signal.SIGKILL, f"the run ended ({rc}) before reaching {marker!r}"
+        started += len(children)
+        left = still_running(children)  # its parsing and embedding workers end with it, not wait for work forever
+        assert not left, f"still running after the ingest was killed at {marker!r}: {left}"
         assert_nothing_half_indexed_is_searchable(home)
-    assert ingest_until(folder, home, prefect_api, None) == 0
+    assert started, "the killed runs started no worker process: nothing was checked"
+    assert ingest_until(folder, home, prefect_api, None)[0] == 0
 
     with gaceta_env(home):
         index = open_index(Settings())
