@@ -12,12 +12,10 @@ import os
 import signal
 import subprocess
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
-import psutil
 import pytest
 
 from retrieval.owner import find_owner, owner_id, write_owner
@@ -25,6 +23,7 @@ from retrieval.settings import Settings
 from tests.api.conftest import CLI, REGLAMENTO, ServeProcess
 from tests.conftest import pdf
 from tests.index_fixtures import build_index
+from tests.processes import still_running
 
 
 @pytest.fixture
@@ -131,13 +130,6 @@ def test_head_works_where_get_does(server):
         assert head.content == b"" and head.headers["content-type"] == get.headers["content-type"], path
 
 
-def running(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
-
-
 def test_the_servers_children_die_with_it(server, tmp_path):
     """An ingest starts the server's ingest child; kill -9 of the server alone leaves no process of its behind."""
     owner = find_owner(Settings(home=server.home))
@@ -150,9 +142,6 @@ def test_the_servers_children_die_with_it(server, tmp_path):
     assert children, "the ingest child should be running"
     os.kill(server.proc.pid, signal.SIGKILL)
     server.proc.wait(timeout=30)
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and any(map(running, children)):
-        time.sleep(0.2)
-    left = [p for p in children if running(p)]
+    left = still_running(children, within_s=20)
     assert not left, f"still running after the server was killed: {left}"
     assert find_owner(Settings(home=server.home)) is None  # the owner.json it left names a dead pid

@@ -14,6 +14,7 @@ import psutil
 import pytest
 
 from tests.flows.conftest import GACETA_CLI, gaceta_env, link_pdfs, subprocess_env
+from tests.processes import still_running
 
 FILES = ["dof_2024-04-01_MAT_pp53-54_landscape_tables.pdf", "mx_reglamento_arts_121_122_LFT.pdf"]
 RUN_TIMEOUT_S = 400
@@ -31,18 +32,18 @@ def dump_points(index) -> dict[str, dict]:
             return points
 
 
-def ingest_until(folder: Path, home: Path, api_url: str, marker: str | None) -> tuple[int, list[psutil.Process]]:
+def ingest_until(folder: Path, home: Path, api_url: str, marker: str | None) -> tuple[int, list[int]]:
     """Run `gaceta ingest`; SIGKILL it as soon as a log line contains `marker` (None: let it finish). Its exit code,
     and the processes it had started when it was killed."""
     env = subprocess_env(home, api_url, PREFECT_LOGGING_LEVEL="INFO")
     proc = subprocess.Popen([*GACETA_CLI, "ingest", str(folder), "--json"], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
-    children: list[psutil.Process] = []
+    children: list[int] = []
     try:
         for line in proc.stderr:
             if marker and marker in line:
                 time.sleep(0.2)  # land inside the stage, not at its first instruction
-                children = psutil.Process(proc.pid).children(recursive=True)
+                children = [c.pid for c in psutil.Process(proc.pid).children(recursive=True)]
                 proc.send_signal(signal.SIGKILL)
                 break
         return proc.wait(timeout=RUN_TIMEOUT_S), children
@@ -69,20 +70,6 @@ def clean_points(folder, tmp_path_factory):
         return dump_points(open_index(Settings()))
 
 
-def still_running(processes: list[psutil.Process], within_s: float = 30) -> list[psutil.Process]:
-    """Those of `processes` still running (not a zombie) after `within_s` seconds."""
-    def running(p: psutil.Process) -> bool:
-        try:
-            return p.is_running() and p.status() != psutil.STATUS_ZOMBIE
-        except psutil.NoSuchProcess:
-            return False
-
-    deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline and any(map(running, processes)):
-        time.sleep(0.2)
-    return [p for p in processes if running(p)]
-
-
 def assert_nothing_half_indexed_is_searchable(home: Path) -> None:
     from flows.indexing import open_index
     from retrieval.settings import Settings
@@ -105,7 +92,7 @@ def test_sigkill_at_each_stage_then_rerun_equals_clean_run(folder, clean_points,
         rc, children = ingest_until(folder, home, prefect_api, marker)
         assert rc == -signal.SIGKILL, f"the run ended ({rc}) before reaching {marker!r}"
         started += len(children)
-        left = still_running(children)  # its parsing and embedding workers end with it, not wait for work forever
+        left = still_running(children, within_s=30)  # its parsing and embedding workers end with it
         assert not left, f"still running after the ingest was killed at {marker!r}: {left}"
         assert_nothing_half_indexed_is_searchable(home)
     assert started, "the killed runs started no worker process: nothing was checked"
