@@ -1,13 +1,15 @@
 """Tool call latency of `gaceta mcp` over stdio against the same call through the HTTP API (issue 27: within 1.2×).
 
-    .venv/bin/python benchmarks/mcp_latency.py [--home GACETA_HOME] [--calls 30] [--tool search|ask] [--query "…"]
+    .venv/bin/python benchmarks/mcp_latency.py [--home GACETA_HOME] [--calls 30] [--tool search|ask|get_provision]
+                                               [--query "…"] [--law "Ley de Amparo"] [--article 17]
 
 With no `--home` it indexes the shared Ley de Amparo under a temporary GACETA_HOME. Then, on that index:
   1. `gaceta serve` (port 0) and N × `POST /search` through one keep-alive httpx client (the API's own latency);
   2. `gaceta mcp` on stdio while the server runs (the MCP face goes through the owner, as every command does) and
      N × the `search` tool with the same arguments, through the SDK's `ClientSession`;
   3. the server stopped, `gaceta mcp` again: it opens the index itself (the latency an agent sees without a server).
-`--tool ask` does the same with the `ask` tool against `POST /ask` (the extractive answerer: no API key).
+`--tool ask` does the same with the `ask` tool against `POST /ask` (the extractive answerer: no API key);
+`--tool get_provision` with the `get_provision` tool against `GET /laws/{law}/articles/{article}`.
 Each series is warmed up first (3 calls). Printed as JSON: p50 / p95 in ms of each, and the ratios to the API. The
 same call must give the same result through every path (checked: the hits' chunk ids in order, or the answer's
 text), so a fast path that answers something else fails the run. Beside them, the floor no server can go under on
@@ -63,18 +65,27 @@ def _same(tool: str, result: dict, via_api: bool) -> list[str]:
     """What must agree between the paths: the hits' chunk ids in order, or the answer's text."""
     if tool == "ask":
         return ["".join(segment["text"] for segment in result["content"])]
+    if tool == "get_provision":
+        return [result["label"], result["text"]]
     return [h["chunk"]["chunk_id"] if via_api else h["chunk_id"] for h in result["hits"]]
 
 
 def _api_series(url: str, tool: str, body: dict, calls: int) -> tuple[list[float], list[str]]:
+    from urllib.parse import quote
+
     import httpx
+
+    def call(http):
+        if tool == "get_provision":
+            return http.get(f"/laws/{quote(body['law'], safe='')}/articles/{quote(body['article'], safe='')}")
+        return http.post(f"/{tool}", json=body)
 
     with httpx.Client(base_url=url, timeout=120) as http:
         ids: list[str] = []
         times = []
         for i in range(WARMUP + calls):
             t = time.perf_counter()
-            reply = http.post(f"/{tool}", json=body)
+            reply = call(http)
             elapsed = (time.perf_counter() - t) * 1000
             reply.raise_for_status()
             ids = _same(tool, reply.json(), via_api=True)
@@ -133,10 +144,13 @@ def main() -> None:
     parser.add_argument("--home", type=Path, help="An existing GACETA_HOME (default: a temporary index of the Ley "
                         "de Amparo).")
     parser.add_argument("--calls", type=int, default=30)
-    parser.add_argument("--tool", choices=("search", "ask"), default="search")
+    parser.add_argument("--tool", choices=("search", "ask", "get_provision"), default="search")
     parser.add_argument("--query", default="¿Cuál es el plazo para presentar la demanda de amparo?")
+    parser.add_argument("--law", default="Ley de Amparo", help="get_provision: the law as cited")
+    parser.add_argument("--article", default="17", help="get_provision: the article")
     args = parser.parse_args()
-    body = {"query": args.query, "k": 10} if args.tool == "search" else {"question": args.query, "k": 8}
+    body = {"search": {"query": args.query, "k": 10}, "ask": {"question": args.query, "k": 8},
+            "get_provision": {"law": args.law, "article": args.article}}[args.tool]
     with tempfile.TemporaryDirectory(prefix="gaceta-mcp-bench-") as tmp:
         home = args.home or Path(tmp) / "home"
         if args.home is None:
@@ -152,8 +166,8 @@ def main() -> None:
         local, local_ids = _mcp_series(home, args.tool, body, args.calls, floor)
     same = api_ids == owner_ids == local_ids
     report = {
-        "tool": args.tool, "query": args.query, "k": body["k"], "same_result": same,
-        f"api_post_{args.tool}": _stats(api), "mcp_stdio_via_owner": _stats(via_owner), "mcp_stdio_own_index": _stats(local),
+        "tool": args.tool, "arguments": body, "same_result": same,
+        "api": _stats(api), "mcp_stdio_via_owner": _stats(via_owner), "mcp_stdio_own_index": _stats(local),
         "ratio_p50_via_owner": round(statistics.median(via_owner) / statistics.median(api), 3),
         "ratio_p50_own_index": round(statistics.median(local) / statistics.median(api), 3),
         "sdk_floor": floor,

@@ -3,8 +3,9 @@ streamable HTTP. A face, as thin as the CLI and the API: every tool is one of th
 
     search(query, k, filters)          → passages (`/search`'s hits, compact): text, label, page, law version, a
                                          link to the highlighted page
-    get_provision(law, article, …)     → an article (or one paragraph / fracción of it): verbatim text, amendment
-                                         notes, the label a lawyer writes, page, link
+    get_provision(law, article, …)     → `GET /laws/{law}/articles/{article}` (`retrieval.provisions.Provision`):
+                                         an article or one paragraph / fracción of it, verbatim, with its amendment
+                                         notes, the label a lawyer writes, page, version read, link
     ask(question, k, filters)          → the API's `AnswerResponse` (cited answer, verified spans, coverage)
     check_quote(quote, source?)        → each quote exact / altered / misattributed / not found, official wording
     attribute(text)                    → the API's `AttributionResponse` (sentences and quotes of any text)
@@ -18,9 +19,9 @@ streamable HTTP. A face, as thin as the CLI and the API: every tool is one of th
 Where the index is: through its owner (`gaceta serve`) when one serves this data dir, as every command does
 (`gaceta.client.OwnerClient`); otherwise this process opens the index on its first call and keeps it while it runs
 (qdrant-edge admits one process: other commands wait for it, as they wait for any command; run `gaceta serve` to
-share it). A provision is found by the same reference lookup `search` does ("artículo 27 de la CPEUM": the law's name
-resolved against the index's documents, the article's chunks fetched by key) and read whole chunk by chunk
-(`GET /chunks/{id}`), so nothing of search or answering is done twice here.
+share it). A provision is the API's `GET /laws/{law}/articles/{article}` (`retrieval.provisions`: the law's name
+resolved against the index's documents, the article read in the version in force), so nothing of search, answering
+or reading a law is done here.
 
 Errors an agent can act on (unknown law, article not found, index damaged, a bad argument) are MCP tool errors with
 one line (`ToolError`); results are bounded as the API bounds them (`gaceta.api.schemas`). `as_of` (search,
@@ -31,7 +32,6 @@ get_provision, ask) reads each law in the version in force on that day, as the A
 from __future__ import annotations
 
 import datetime as dt
-import re
 import threading
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
@@ -40,22 +40,17 @@ from urllib.parse import quote as url_quote
 from pydantic import BaseModel, Field, ValidationError
 
 from gaceta.api.schemas import (MAX_QUESTION_CHARS, AnswerResponse, AttributeRequest, AttributionResponse, AskRequest,
-                                ChunkResponse, DocumentListing, DocumentResponse, FiltersIn, Hit, HitDocument,
-                                SearchRequest, SearchResponse, bounded_chunk, hit_chars)
-from ingest.models import BODY_ROLES, AmendmentNote, Chunk, DocumentInfo, LegalReference, ProvisionRole
-from retrieval.article_history import ArticleDiff, ArticleHistory, article_start
+                                DocumentListing, DocumentResponse, FiltersIn, Hit, HitDocument, SearchRequest,
+                                SearchResponse, hit_chars)
+from ingest.models import DocumentInfo, LegalReference
+from retrieval import provisions
+from retrieval.article_history import ArticleDiff, ArticleHistory
 from retrieval.models import NamedCountry, ResolvedReference
 from retrieval.settings import Settings
 
 NAME = "gaceta"
-MAX_PROVISION_CHUNKS = 400  # chunks one article may span (the longest article of the CPEUM spans a few dozen)
-MAX_PROVISION_CHARS = 100_000  # characters of provision text a result carries (the cut is marked `truncated`)
-KEPT_DOCUMENTS = 4  # documents whose Markdown a server keeps for the provisions it reads
-CHUNK_REQUESTS = 8  # chunks of a provision asked of the owner at once
-LOOKUP_K = 12  # hits of the reference search that finds a provision's first chunk (named provisions come first)
 INDEX_WAIT_S = 60.0  # how long a call waits for an embedded index another command holds
 T = TypeVar("T")
-_HEADING_LINES = re.compile(r"\A\s*(?:#{1,6}[ \t][^\n]*(?:\n\s*|\Z))+")  # Markdown heading lines at the start
 
 
 class GacetaToolError(Exception):
@@ -121,28 +116,10 @@ class SearchResult(BaseModel):
                                          "when the index holds laws of several: other countries' documents set aside.")
 
 
-class Provision(BaseModel):
-    """An article of a law, or one paragraph / fracción of it, as the official text has it."""
+class Provision(provisions.Provision):
+    """`GET /laws/{law}/articles/{article}`'s provision (`retrieval.provisions`), with the page that shows it."""
 
-    law: str = Field(description="The document the law resolved to (its title).")
-    doc_id: str
-    article: str = Field(description="The article's key as the law numbers it: \"27\", \"3 Bis\", \"330-A\".")
-    paragraph: int | None = None
-    fraction: str | None = None
-    label: str = Field(description="As a lawyer cites it: \"Constitución Política de los Estados Unidos Mexicanos, "
-                       "art. 27, párr. 1, p. 31\".")
-    text: str = Field(description="The provision verbatim (the document's Markdown between `start` and `end`, "
-                      "amendment notes included where the law prints them).")
-    truncated: bool = Field(False, description=f"The text was cut at {MAX_PROVISION_CHARS:,} characters.")
-    notes: list[AmendmentNote] = Field([], description="The amendment notes printed in the provision (\"Párrafo "
-                                       "reformado DOF 06-01-1992\").")
-    page: int = Field(description="The PDF page the provision starts on.")
-    printed_page: str | None = None
-    pages: list[int] = Field(description="Every PDF page the provision touches.")
-    start: int = Field(description="Offsets into the document's Markdown (gaceta://documents/{doc_id}).")
-    end: int
     link: str = Field(description="The page view with the provision highlighted on its first page.")
-    document: HitDocument
 
 
 class QuoteResult(BaseModel):
@@ -184,7 +161,6 @@ class Backend:
         self._lock = threading.Lock()
         self._index = None
         self._client = None
-        self._markdown: dict[str, str] = {}  # doc_id → Markdown, the last few documents a provision was read from
 
     # the two ways in
     def _owner(self):
@@ -293,8 +269,9 @@ class Backend:
                          lambda index: DocumentListing.of(index.documents(wanted, offset=offset, limit=limit),
                                                           index.document_infos(), as_of))
 
-    def law_versions(self, path: str, params: dict[str, Any], local: Callable[[Any], T], model: type[T]) -> T:
-        """A `GET /laws/…` answer (`retrieval.article_history`): through the owner, or from the index here."""
+    def laws(self, path: str, params: dict[str, Any], local: Callable[[Any], T], model: type[T]) -> T:
+        """A `GET /laws/…` answer (`retrieval.article_history`, `retrieval.provisions`): through the owner, or from
+        the index here."""
         from retrieval.article_history import HistoryError
 
         def here(index) -> T:
@@ -313,44 +290,6 @@ class Backend:
         def local(index) -> DocumentResponse | None:
             doc = index.document(doc_id)
             return None if doc is None else DocumentResponse.of(doc)
-
-        return self._run(remote, local)
-
-    def markdown(self, doc_id: str, chunks: list[Chunk]) -> str:
-        """The document's Markdown, checked against `chunks` just read (each chunk's text is its slice): a document
-        re-ingested since it was kept is read again."""
-        kept = self._markdown.get(doc_id)
-        if kept is None or any(kept[c.start:c.end] != c.text for c in chunks):
-            got = self.document(doc_id)
-            if got is None:
-                raise GacetaToolError(f"document {doc_id!r} left the index while it was read: try again")
-            kept = got.markdown
-            while len(self._markdown) >= KEPT_DOCUMENTS:
-                self._markdown.pop(next(iter(self._markdown)))
-            self._markdown[doc_id] = kept
-        return kept
-
-    def chunks(self, chunk_ids: list[str]) -> list[ChunkResponse | None]:
-        """Chunks (each whole) and their document, as `GET /chunks/{chunk_id}` answers; None for one not there.
-        Through the owner the requests go out together (the server answers them concurrently)."""
-        def one(client, chunk_id: str) -> ChunkResponse | None:
-            reply = client.owner.call("GET", f"/chunks/{url_quote(chunk_id, safe='')}", client._http, ok=(404,))
-            return None if reply.status_code == 404 else ChunkResponse.model_validate_json(reply.content)
-
-        def remote(client) -> list[ChunkResponse | None]:
-            from concurrent.futures import ThreadPoolExecutor
-
-            with ThreadPoolExecutor(min(len(chunk_ids), CHUNK_REQUESTS)) as pool:
-                return list(pool.map(lambda chunk_id: one(client, chunk_id), chunk_ids))
-
-        def local(index) -> list[ChunkResponse | None]:
-            out = []
-            for chunk_id in chunk_ids:
-                chunk = index.chunk(chunk_id)
-                info = None if chunk is None else index.chunk_document_info(chunk_id)
-                out.append(None if info is None else ChunkResponse(chunk=bounded_chunk(chunk),
-                                                                   document=HitDocument.of(info)))
-            return out
 
         return self._run(remote, local)
 
@@ -408,138 +347,16 @@ def document_info(document: HitDocument) -> DocumentInfo:
                         source_sha256="")
 
 
-def reference_query(law: str, article: str) -> str:
-    """The phrase a lawyer writes for the provision, which the reference lookup reads ("artículo 27 de la CPEUM")."""
-    from ingest.references import article_key
-
-    key = article_key(article) or article.strip()
-    return f"artículo {key} de {law.strip()}" if law.strip() else f"artículo {key}"
-
-
-def _missing(what: str, ref: ResolvedReference | None, law: str, backend: Backend) -> GacetaToolError:
-    if ref is None or not ref.resolved:
-        known = backend.documents(None, 0, 1).total
-        return GacetaToolError(f"unknown law {law!r}: no document in the index is called so ({known} documents; "
-                               "list_documents shows them)")
-    return GacetaToolError(f"{what} not found in {ref.titles[0]}")
-
-
-def find_provision(backend: Backend, law: str, article: str, paragraph: int | None = None,
+def linked_provision(backend: Backend, law: str, article: str, paragraph: int | None = None,
                    fraction: str | None = None, as_of: dt.date | None = None) -> Provision:
-    """The provision through the search's reference lookup: its first chunk from `search`, the rest read chunk by
-    chunk while the article lasts; then the paragraph or fracción asked for, by the chunks' paragraph marks."""
-    from ingest.references import article_key
-
-    key = article_key(article)
-    if key is None:
-        raise GacetaToolError(f"{article!r} is not an article number (write it as the law does: 27, 3 Bis, 330-A)")
-    if not law.strip():
-        raise GacetaToolError("name the law: its name as cited (Ley de Amparo), its acronym (CPEUM) or Constitución")
-    query = reference_query(law, key)
-    found = backend.search(SearchRequest(query=query, k=LOOKUP_K, as_of=as_of))
-    ref = next((r for r in found.references if key in r.reference.articles), None)
-    if ref is None or not ref.resolved:
-        raise _missing(f"article {key}", None, law, backend)
-    if not _names(law, ref.doc_ids, found):  # an article of whatever law the search's context chose: not this one
-        raise _missing(f"article {key}", None, law, backend)
-    # the first of the law's documents that the search read (only the version in force), and the article's first
-    # chunk there (hits are ranked, not in document order)
-    doc_id = next((d for d in ref.doc_ids if any(h.chunk.doc_id == d for h in found.hits)), None)
-    first = min((h for h in found.hits if h.via == "reference" and h.chunk.doc_id == doc_id
-                 and h.chunk.article == key and h.chunk.role in BODY_ROLES), key=lambda h: h.chunk.index, default=None)
-    if first is None:
-        raise _missing(f"article {key}", ref, law, backend)
-    chunks = _article_chunks(backend, first.chunk.chunk_id, key)
-    if not chunks:
-        raise _missing(f"article {key}", ref, law, backend)
-    start, end = article_start(chunks[0]), chunks[-1].end
-    fraction = fraction.strip().upper() if fraction else None
-    if paragraph is not None or fraction:
-        span = _paragraph_span(chunks, paragraph, fraction)
-        if span is None:
-            what = ", ".join(p for p in (paragraph and f"párrafo {paragraph}", fraction and f"fracción {fraction}")
-                             if p)
-            raise _missing(f"{what} of article {key}", ref, law, backend)
-        start, end = span
-    document = first.document
-    text = _text(backend, doc_id, chunks, start, end)
-    if paragraph is not None or fraction:  # the paragraph without the article's heading lines above it
-        text = _HEADING_LINES.sub("", text, count=1)
-    start += len(_text(backend, doc_id, chunks, start, end)) - len(text)  # what was cut at the front
-    lead = len(text) - len(text.lstrip())
-    start, text = start + lead, text.strip()
-    truncated = len(text) > MAX_PROVISION_CHARS
-    text = text[:MAX_PROVISION_CHARS]
-    end = start + len(text)
-    opening = next(c for c in chunks if c.start <= start < c.end or c.start >= start)
-    page, printed = opening.page_at(max(start, opening.start))
-    from retrieval.labels import label
-
-    return Provision(
-        law=document.title, doc_id=doc_id, article=key, paragraph=paragraph, fraction=fraction,
-        label=label(document_info(document), opening, max(start, opening.start)), text=text, truncated=truncated,
-        notes=[n for c in chunks for n in c.notes if start <= n.start < end],
-        page=page, printed_page=printed,
-        pages=sorted({p for c in chunks if c.start < end and c.end > start for p in c.pages}),
-        start=start, end=end, link=page_link(backend.base_url, doc_id, page, start, end), document=document,
-    )
-
-
-def _names(law: str, doc_ids: list[str], found: SearchResponse) -> bool:
-    """Whether `law` is a name of the document the reference resolved to, by the index's own name matching
-    (`retrieval.law_lookup.LawCatalog`: title, short title, aliases, acronym), however it is capitalised."""
-    from ingest.references import parse_references
-    from retrieval.law_lookup import LawCatalog
-
-    docs = {h.document.doc_id: h.document for h in found.hits if h.document.doc_id in doc_ids}
-    if not docs:
-        return False
-    catalog = LawCatalog([document_info(d) for d in docs.values()])
-    named = [r for r in parse_references(law) if r.law or r.constitutional]
-    refs = named or [LegalReference(text=law, law=law.strip())]
-    return any(catalog.resolve(r) for r in refs) or bool(catalog.mentioned(law))
-
-
-def _article_chunks(backend: Backend, first_id: str, key: str) -> list[Chunk]:
-    """The chunks of the article that starts in chunk `first_id`, in order (each read whole, `GET /chunks/{id}`,
-    CHUNK_REQUESTS at a time), up to the first chunk of another article."""
-    doc_id, _, number = first_id.rpartition(":")
-    chunks: list[Chunk] = []
-    for batch in range(int(number), int(number) + MAX_PROVISION_CHUNKS, CHUNK_REQUESTS):
-        for got in backend.chunks([f"{doc_id}:{i:05d}" for i in range(batch, batch + CHUNK_REQUESTS)]):
-            if got is None or got.chunk.article != key or got.chunk.role not in BODY_ROLES:
-                return chunks
-            chunks.append(got.chunk)
-    return chunks
-
-
-def _paragraph_span(chunks: list[Chunk], paragraph: int | None, fraction: str | None) -> tuple[int, int] | None:
-    """[start, end) of the paragraph (and/or fracción) in the article, from the chunks' paragraph marks: from the
-    first mark that matches to the first later mark that does not."""
-    marks = sorted({m.offset: m for c in chunks for m in c.paragraphs}.values(), key=lambda m: m.offset)
-
-    def wanted(mark) -> bool:
-        return (paragraph is None or mark.paragraph == paragraph) and (fraction is None or mark.fraccion == fraction)
-
-    def same(mark, first) -> bool:  # a fracción's incisos belong to it; a paragraph's fracciones to it
-        if fraction is not None:
-            return mark.fraccion == first.fraccion and mark.paragraph == first.paragraph
-        return mark.paragraph == first.paragraph
-
-    begin = next((i for i, m in enumerate(marks) if wanted(m)), None)
-    if begin is None:
-        return None
-    stop = next((m.offset for m in marks[begin + 1:] if not same(m, marks[begin])), chunks[-1].end)
-    return marks[begin].offset, stop
-
-
-def _text(backend: Backend, doc_id: str, chunks: list[Chunk], start: int, end: int) -> str:
-    """The document Markdown [start, end): from the chunks when they follow each other without a gap, else from the
-    document (the whitespace between two chunks is in neither)."""
-    if all(a.end == b.start for a, b in zip(chunks, chunks[1:])):
-        base = chunks[0].start
-        return "".join(c.text for c in chunks)[start - base: end - base]
-    return backend.markdown(doc_id, chunks)[start:end]
+    """`GET /laws/{law}/articles/{article}` through the owner, or `retrieval.provisions.find_provision` on the index
+    here; with the link to the page that shows it highlighted."""
+    path = f"/laws/{url_quote(law, safe='')}/articles/{url_quote(article, safe='')}"
+    asked = (("paragraph", paragraph), ("fraction", fraction or None), ("as_of", as_of and as_of.isoformat()))
+    found = backend.laws(
+        path, {k: v for k, v in asked if v is not None},
+        lambda index: provisions.find_provision(index, law, article, paragraph, fraction, as_of), provisions.Provision)
+    return Provision(**dict(found), link=page_link(backend.base_url, found.doc_id, found.page, found.start, found.end))
 
 
 def format_reference(backend: Backend, reference: str) -> Citation:
@@ -565,7 +382,7 @@ def format_reference(backend: Backend, reference: str) -> Citation:
     if not law:
         return Citation(reference=ref, resolved=False, message="no law named: say which law the article is of")
     try:
-        provision = find_provision(backend, law, ref.articles[0], ref.paragraph, ref.fraccion)
+        provision = linked_provision(backend, law, ref.articles[0], ref.paragraph, ref.fraccion)
     except GacetaToolError as exc:
         return Citation(reference=ref, resolved=False, message=str(exc))
     return Citation(reference=ref, resolved=True, documents=[provision.law], doc_id=provision.doc_id,
@@ -687,7 +504,7 @@ def build_server(settings: Settings | None = None):
     ) -> Provision:
         """An article of a law (or one paragraph / fracción of it) verbatim from the official text, with its
         amendment notes, the label a lawyer cites it by, its page and a link to the highlighted page."""
-        return call(lambda: find_provision(backend, law, article, paragraph, fraction, as_of))
+        return call(lambda: linked_provision(backend, law, article, paragraph, fraction, as_of))
 
     @server.tool(annotations=read_only)
     def ask(question: Annotated[str, Field(description="The question, in Spanish or English.",
@@ -749,7 +566,7 @@ def build_server(settings: Settings | None = None):
 
         path = f"/laws/{url_quote(law, safe='')}/articles/{url_quote(article, safe='')}/diff"
         params = {k: v.isoformat() for k, v in (("from", from_date), ("to", to_date)) if v}
-        return call(lambda: backend.law_versions(
+        return call(lambda: backend.laws(
             path, params, lambda index: article_diff(index, *find_law(index, law), article, from_date, to_date),
             ArticleDiff))
 
@@ -764,7 +581,7 @@ def build_server(settings: Settings | None = None):
         from retrieval.article_history import article_history as history, find_law
 
         path = f"/laws/{url_quote(law, safe='')}/articles/{url_quote(article, safe='')}/history"
-        return call(lambda: backend.law_versions(
+        return call(lambda: backend.laws(
             path, {}, lambda index: history(index, *find_law(index, law), article), ArticleHistory))
 
     @server.tool(annotations=read_only)

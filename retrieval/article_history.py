@@ -135,7 +135,7 @@ class LawDiff(BaseModel):
     unchanged: int = 0
 
 
-def _version(doc: DocumentInfo) -> LawVersion:
+def law_version(doc: DocumentInfo) -> LawVersion:
     return LawVersion(doc_id=doc.doc_id, title=doc.title, version_date=doc.version_date,
                       last_reform_date=doc.last_reform_date, publication_date=doc.publication_date,
                       gazette=doc.gazette)
@@ -159,10 +159,10 @@ def find_law(index: Index, law: str) -> tuple[Law, list[DocumentInfo]]:
         raise NotInIndex(f"{law!r} is not a law in the index{hint}")
     versions = versions_of(documents, law_id)
     name = versions[-1].short_title or versions[-1].title
-    return Law(law_id=law_id, name=name, versions=[_version(d) for d in versions]), versions
+    return Law(law_id=law_id, name=name, versions=[law_version(d) for d in versions]), versions
 
 
-def _on(versions: Sequence[DocumentInfo], day: dt.date | None) -> DocumentInfo:
+def version_on(versions: Sequence[DocumentInfo], day: dt.date | None) -> DocumentInfo:
     """The version in force on `day` (None: the latest); a day before every version reads the earliest."""
     if day is None:
         return versions[-1]
@@ -178,7 +178,7 @@ def _pair(law: Law, versions: Sequence[DocumentInfo], before: dt.date | None,
         only = versions[0].version_date
         raise HistoryError(f"the index holds one version of {law.name}"
                            f"{f' ({only:%d-%m-%Y})' if only else ''}: there is nothing to compare it with")
-    later = _on(versions, after)
+    later = version_on(versions, after)
     if before is None:
         at = versions.index(later)
         if at == 0:
@@ -186,7 +186,7 @@ def _pair(law: Law, versions: Sequence[DocumentInfo], before: dt.date | None,
                                f"({_dated(later)}): there is no earlier one to compare it with")
         earlier = versions[at - 1]
     else:
-        earlier = _on(versions, before)
+        earlier = version_on(versions, before)
     if earlier.doc_id == later.doc_id:
         raise HistoryError(f"both dates read the same version of {law.name} "
                            f"({_dated(earlier)}): name dates in force under two versions")
@@ -206,7 +206,7 @@ def article_start(chunk: Chunk) -> int:
     return chunk.start + chunk.text.rfind("\n", 0, at) + 1 if at > 0 else chunk.start
 
 
-def _run(chunks: Sequence[Chunk]) -> list[Chunk]:
+def first_run(chunks: Sequence[Chunk]) -> list[Chunk]:
     """The article's first run of consecutive chunks (a law's article key names one provision)."""
     run = [chunks[0]]
     for chunk in chunks[1:]:
@@ -217,7 +217,7 @@ def _run(chunks: Sequence[Chunk]) -> list[Chunk]:
 
 
 def _read(doc: DocumentInfo, key: str, chunks: Sequence[Chunk]) -> ArticleText:
-    run = _run(chunks)
+    run = first_run(chunks)
     start = article_start(run[0])
     text, wording, at = [], [], start
     notes = [n for c in run for n in c.notes]
@@ -237,13 +237,13 @@ def _read(doc: DocumentInfo, key: str, chunks: Sequence[Chunk]) -> ArticleText:
         at = chunk.end
     page, _ = run[0].page_at(start)
     return ArticleText(
-        version=_version(doc), article=key, label=labels.label(doc, run[0], start, versioned=True),
+        version=law_version(doc), article=key, label=labels.label(doc, run[0], start, versioned=True),
         text="".join(text), wording=" ".join(_MARKS.sub(" ", " ".join(wording)).split()), notes=notes, page=page,
         pages=sorted({p for c in run for p in c.pages if p >= page}), start=start, end=run[-1].end,
         chunk_id=run[0].chunk_id)
 
 
-def _key(article: str) -> str:
+def checked_key(article: str) -> str:
     key = article_key(article)
     if key is None:
         raise NotInIndex(f"{article!r} is not an article number (write it as the law does: 27, 3 Bis, 330-A)")
@@ -289,7 +289,7 @@ def article_diff(index: Index, law: Law, versions: Sequence[DocumentInfo], artic
                  before: dt.date | None = None, after: dt.date | None = None) -> ArticleDiff:
     """The article in the version in force on `before` and the one in force on `after` (defaults: the version
     before the latest, and the latest), word by word, with the reform decrees the later version prints for it."""
-    key = _key(article)
+    key = checked_key(article)
     earlier, later = _pair(law, versions, before, after)
     old, new = _article(index, earlier, key), _article(index, later, key)
     if old is None and new is None:
@@ -299,14 +299,14 @@ def article_diff(index: Index, law: Law, versions: Sequence[DocumentInfo], artic
     else:
         status = "unchanged" if _same(old, new) else "changed"
     return ArticleDiff(law_id=law.law_id, law=law.name, article=key, status=status, before=old, after=new,
-                       before_version=_version(earlier), after_version=_version(later),
+                       before_version=law_version(earlier), after_version=law_version(later),
                        changes=word_changes(old.wording, new.wording) if status == "changed" else [],
                        reform_decrees=_decrees(index, later, key))
 
 
 def article_history(index: Index, law: Law, versions: Sequence[DocumentInfo], article: str) -> ArticleHistory:
     """The article in every version held, oldest first, each marked against the version before it."""
-    key = _key(article)
+    key = checked_key(article)
     rows: list[ArticleVersion] = []
     previous: ArticleText | None = None
     for i, doc in enumerate(versions):
@@ -319,7 +319,7 @@ def article_history(index: Index, law: Law, versions: Sequence[DocumentInfo], ar
             status = "added"
         else:
             status = "unchanged" if _same(previous, text) else "changed"
-        rows.append(ArticleVersion(version=_version(doc), status=status, text=text))
+        rows.append(ArticleVersion(version=law_version(doc), status=status, text=text))
         previous = text
     if all(r.text is None for r in rows):
         raise NotInIndex(f"no version of {law.name} held has an article {key}")
@@ -341,6 +341,6 @@ def law_diff(index: Index, law: Law, versions: Sequence[DocumentInfo], before: d
     earlier, later = _pair(law, versions, before, after)
     old, new = _all_articles(index, earlier), _all_articles(index, later)
     changed = [k for k, text in new.items() if k in old and not _same(old[k], text)]
-    return LawDiff(law_id=law.law_id, law=law.name, before_version=_version(earlier), after_version=_version(later),
-                   changed=changed, added=[k for k in new if k not in old], removed=[k for k in old if k not in new],
+    return LawDiff(law_id=law.law_id, law=law.name, before_version=law_version(earlier),
+                   after_version=law_version(later), changed=changed, added=[k for k in new if k not in old], removed=[k for k in old if k not in new],
                    unchanged=sum(1 for k in new if k in old) - len(changed))

@@ -444,6 +444,10 @@ class Index:
     def document(self, doc_id: str) -> LegalDocument | None:
         return self.records.load(doc_id)
 
+    def markdown(self, doc_id: str) -> str | None:
+        """The document's Markdown alone (`DocumentRecords.markdown`: the last few read are kept)."""
+        return self.records.markdown(doc_id)
+
     def chunk(self, chunk_id: str) -> Chunk | None:
         payload = self.store.chunk_payload(chunk_id)
         return None if payload is None else _parse(payload)[0]

@@ -10,7 +10,7 @@ first stage (evaluation sets without legal structure measure it directly).
 
 from __future__ import annotations
 
-from ingest.models import BODY_ROLES, HeadingKind, LegalReference, ProvisionRole
+from ingest.models import BODY_ROLES, HeadingKind, LegalReference
 from retrieval import labels
 from retrieval.cross_encoder import load_cross_encoder
 from retrieval import rerank as second_stage

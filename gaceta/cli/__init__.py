@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import typer
 
-from gaceta.cli import (ask_cmd, attribute_cmd, delete_cmd, diff_cmd, doctor_cmd, documents_cmd, eval_cmd, ingest_cmd,
+from gaceta.cli import (ask_cmd, attribute_cmd, delete_cmd, doctor_cmd, documents_cmd, eval_cmd, ingest_cmd, laws_cmd,
                         mcp_cmd, parse_cmd, search_cmd, serve_cmd, status_cmd)
 
 app = typer.Typer(
@@ -17,7 +17,7 @@ app = typer.Typer(
 )
 
 for module in (parse_cmd, ingest_cmd, search_cmd, ask_cmd, attribute_cmd, serve_cmd, eval_cmd, status_cmd, documents_cmd,
-               delete_cmd, doctor_cmd, mcp_cmd, diff_cmd):
+               delete_cmd, doctor_cmd, mcp_cmd, laws_cmd):
     module.register(app)
 
 

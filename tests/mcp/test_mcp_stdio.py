@@ -152,7 +152,8 @@ def test_format_citation_reads_spanish_references(mcp):
     frac = ok(mcp.call("format_citation", reference="artículo 17, fracción I de la Ley de Amparo"))
     assert frac["reference"]["fraccion"] == "I" and "fr. I" in frac["label"]
     unknown = ok(mcp.call("format_citation", reference="artículo 5 de la Ley Federal del Trabajo"))
-    assert not unknown["resolved"] and "unknown law" in unknown["message"]
+    assert not unknown["resolved"] and "'Ley Federal del Trabajo' is not a law in the index" in unknown["message"]
+    assert "the closest indexed laws: Ley de Amparo" in unknown["message"]
 
 
 def test_search_hits_carry_label_page_and_link(mcp):
@@ -175,7 +176,7 @@ def test_search_hits_carry_label_page_and_link(mcp):
 
 
 def test_failures_are_one_line_tool_errors(mcp):
-    assert "unknown law 'Ley Federal de Nada'" in error(mcp.call("get_provision", law="Ley Federal de Nada",
+    assert "'Ley Federal de Nada' is not a law in the index" in error(mcp.call("get_provision", law="Ley Federal de Nada",
                                                                  article="27"))
     assert "article 999 not found in " + CPEUM_NAME in error(mcp.call("get_provision", law="CPEUM",
                                                                        article="999"))

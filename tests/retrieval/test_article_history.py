@@ -65,7 +65,8 @@ def plain_articles(path: Path) -> dict[str, list[str]]:
 
 
 def test_cli_and_api(amparo_versions: Path, monkeypatch) -> None:
-    """`gaceta diff` / `gaceta history` (no colour: changes marked as git's word diff) and `GET /laws/…`. First in
+    """`gaceta diff` / `gaceta history` (no colour: changes marked as git's word diff), `gaceta article` and
+    `GET /laws/…`. First in
     the module: the commands open the index themselves (the `index` fixture holds it once opened)."""
     monkeypatch.setenv("GACETA_HOME", str(amparo_versions))
     runner = CliRunner()
@@ -78,6 +79,12 @@ def test_cli_and_api(amparo_versions: Path, monkeypatch) -> None:
     history = runner.invoke(app, ["history", "Ley de Amparo", "129", "--json"])
     assert history.exit_code == 0 and [v["status"] for v in json.loads(history.stdout)["versions"]] == \
         ["first", "changed"]
+    before = runner.invoke(app, ["article", "Ley de Amparo", "7", "--as-of", "2025-06-01", "--json"])
+    assert before.exit_code == 0, before.output
+    assert OLD in " ".join(json.loads(before.stdout)["text"].split())
+    shown = runner.invoke(app, ["article", "mx/ley-de-amparo", "17", "--fraction", "I"])
+    assert shown.exit_code == 0 and shown.stdout.startswith("Ley de Amparo (") and "fr. I," in shown.stdout
+    assert "\nI. Cuando se reclame una norma general autoaplicativa" in shown.stdout and "\nII." not in shown.stdout
     missing = runner.invoke(app, ["diff", "Código Penal Federal", "7"])
     assert missing.exit_code == 1 and "not a law in the index" in missing.stderr and "Traceback" not in missing.output
     with TestClient(create_app(Settings(home=amparo_versions, answerer="extractive", api_key=None))) as client:
@@ -94,6 +101,23 @@ def test_cli_and_api(amparo_versions: Path, monkeypatch) -> None:
         reply = client.get("/laws/mx/ley-de-amparo/articles/7/diff", params={"from": "2025-11-01", "to": "2026-01-01"})
         assert reply.status_code == 409 and "same version" in reply.json()["detail"]
         assert client.get("/laws/mx/ley-de-amparo/articles/7/diff", params={"from": "1-11-2025"}).status_code == 422
+        # the provision itself, in the version in force on the day asked about (default today)
+        for params, want, not_want, version in (({}, NEW, OLD, "2025-10-16"),
+                                                ({"as_of": "2025-06-01"}, OLD, NEW, "2025-03-13")):
+            reply = client.get("/laws/Ley de Amparo/articles/7o.", params=params)
+            assert reply.status_code == 200, reply.text
+            got = reply.json()
+            text = " ".join(got["text"].split())
+            assert want in text and not_want not in text and text.startswith("###### Artículo 7o.")
+            assert got["version"]["version_date"] == version and got["law_id"] == "mx/ley-de-amparo"
+            assert got["label"].startswith("Ley de Amparo (") and "art. 7" in got["label"]  # names its version
+        fraction = client.get("/laws/mx/ley-de-amparo/articles/17", params={"fraction": "ii"}).json()
+        assert fraction["text"].startswith("II.") and "III." not in fraction["text"] and "fr. II" in fraction["label"]
+        missing = client.get("/laws/Código Penal Federal/articles/7")
+        assert missing.status_code == 404 and "not a law in the index" in missing.json()["detail"]
+        missing = client.get("/laws/Ley de Amparo/articles/999")
+        assert missing.status_code == 404 and missing.json()["detail"].startswith("article 999 not found in Ley de Amparo")
+        assert client.get("/laws/Ley de Amparo/articles/17", params={"paragraph": 0}).status_code == 422
 
 
 @pytest.fixture(scope="module")

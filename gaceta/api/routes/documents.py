@@ -20,7 +20,7 @@ from gaceta.api.pages import PageRenderer, SourceUnavailable, page_in_document
 from gaceta.api.schemas import (ChunkResponse, DocumentListing, DocumentResponse, FiltersIn, HitDocument, IsoDate, Name, bounded_chunk,
                                 errors)
 from ingest.models import LegalDocument
-from retrieval.documents import MAX_DOCUMENTS_PAGE, DocumentPage
+from retrieval.documents import MAX_DOCUMENTS_PAGE
 from retrieval.models import SearchFilters
 
 router = APIRouter(tags=["documents"])

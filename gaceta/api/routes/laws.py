@@ -1,8 +1,9 @@
 """`GET /laws/{law}`, `/laws/{law}/diff`, `/laws/{law}/articles/{article}/diff` and `…/history`: a law's versions
-and what a reform changed (`retrieval.article_history`). `{law}` is a law id ("mx/ley-de-amparo") or the law as cited
-("Ley de Amparo", "CPEUM"); `from` / `to` are days (YYYY-MM-DD): each reads the version in force on it (defaults:
-the latest version, and the one before it). A law, or an article, the index does not hold is a 404; versions that
-cannot be compared (one version held, both days under the same one) a 409."""
+and what a reform changed (`retrieval.article_history`); `GET /laws/{law}/articles/{article}`: the provision itself,
+verbatim, in the version in force on `as_of` (`retrieval.provisions`). `{law}` is a law id ("mx/ley-de-amparo") or
+the law as cited ("Ley de Amparo", "CPEUM"); `from` / `to` are days (YYYY-MM-DD): each reads the version in force on
+it (defaults: the latest version, and the one before it). A law, or an article, the index does not hold is a 404;
+versions that cannot be compared (one version held, both days under the same one) a 409."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from gaceta.api.deps import get_index
 from gaceta.api.schemas import IsoDate, errors
 from retrieval.article_history import (ArticleDiff, ArticleHistory, HistoryError, Law, LawDiff, NotInIndex,
                                        article_diff, article_history, find_law, law_diff)
+from retrieval.provisions import Provision, find_provision
 
 router = APIRouter(tags=["laws"])
 
@@ -46,6 +48,19 @@ def diff_article(law: LawName, article: Article, from_: From = None, to: To = No
             responses=errors(404, 409, 422), summary="One article in every version of its law held, dated")
 def article_versions(law: LawName, article: Article, index=Depends(get_index)) -> ArticleHistory:
     return _answer(lambda: article_history(index, *find_law(index, law), article))
+
+
+@router.get("/laws/{law:path}/articles/{article}", response_model=Provision, responses=errors(404, 422),
+            summary="An article of a law (or one paragraph / fracción of it) verbatim, with its notes, page and label")
+def provision(law: LawName, article: Article,
+              paragraph: Annotated[int | None, Query(ge=1, le=500, description="Only this paragraph (párrafo), "
+                                                     "counted as lawyers count them.")] = None,
+              fraction: Annotated[str | None, Query(min_length=1, max_length=20, description="Only this fracción "
+                                                    "(roman numeral: IV).")] = None,
+              as_of: Annotated[IsoDate | None, Query(description="The version in force on this day (default "
+                                                     "today).")] = None,
+              index=Depends(get_index)) -> Provision:
+    return _answer(lambda: find_provision(index, law, article, paragraph, fraction, as_of))
 
 
 @router.get("/laws/{law:path}/diff", response_model=LawDiff, responses=errors(404, 409, 422),

@@ -1,6 +1,7 @@
-"""`gaceta diff LAW [ARTICLE] [--from DATE] [--to DATE]` and `gaceta history LAW ARTICLE`: what a reform changed,
-from the versions of a law the index holds (`retrieval.article_history`), through `gaceta serve` when it holds the
-index (`GET /laws/…`)."""
+"""The commands that read a law by its citation, through `gaceta serve` when it holds the index (`GET /laws/…`):
+`gaceta article LAW ARTICLE [--paragraph N] [--fraction IV] [--as-of DATE]`, the provision verbatim in the version in
+force (`retrieval.provisions`); `gaceta diff LAW [ARTICLE] [--from DATE] [--to DATE]` and `gaceta history LAW
+ARTICLE`, what a reform changed (`retrieval.article_history`)."""
 
 from __future__ import annotations
 
@@ -81,6 +82,34 @@ def _print_law_diff(d: dict[str, Any]) -> None:
 
 
 def register(app: typer.Typer) -> None:
+    @app.command()
+    def article(
+        law: str = typer.Argument(..., help="The law as cited (\"Ley de Amparo\", CPEUM, Constitución) or its law id."),
+        article: str = typer.Argument(..., help="The article as the law numbers it (27, 3 Bis, 330-A)."),
+        paragraph: int = typer.Option(None, "--paragraph", min=1, help="Only this paragraph (párrafo)."),
+        fraction: str = typer.Option(None, "--fraction", help="Only this fracción (roman numeral: IV)."),
+        as_of: str = typer.Option(None, "--as-of", help="The version in force on this day (YYYY-MM-DD; default "
+                                  "today)."),
+        as_json: bool = typer.Option(False, "--json", help="The provision as JSON on stdout."),
+    ) -> None:
+        """An article of a law (or one paragraph / fracción of it) verbatim from the official text: the label a
+        lawyer cites it by, the version read, its text and the amendment notes printed in it."""
+        from gaceta.cli.search_cmd import as_of_day
+        from retrieval.provisions import find_provision
+
+        day = as_of_day(as_of, "--as-of")
+        params = {"paragraph": paragraph, "fraction": fraction, "as_of": day and day.isoformat()}
+        result = _run(f"/laws/{quote(law, safe='')}/articles/{quote(article, safe='')}", params,
+                      lambda index: find_provision(index, law, article, paragraph, fraction, day))
+        if as_json:
+            print_json(result)
+            return
+        console.print(Text(result["label"], style="bold"), soft_wrap=True)
+        console.print(Text(f"{result['law']} · version {_version(result['version'])}", style="dim"), soft_wrap=True)
+        console.print(Text(result["text"] + ("\n[…]" if result["truncated"] else "")), soft_wrap=True)
+        for note in result["notes"]:
+            console.print(Text(f"  {note['text']}", style="dim"), soft_wrap=True)
+
     @app.command()
     def diff(
         law: str = typer.Argument(..., help="The law as cited (\"Ley de Amparo\", CPEUM) or its law id."),
