@@ -19,7 +19,7 @@ from ingest import INGEST_VERSION, ocr, text_quality
 from ingest.gc_pause import collector_paused
 from ingest.headings import (ARTICLE_KINDS, ARTICULO, BODY_KINDS, GENERIC_KINDS, TITLE, Context, body_size, classify,
                              continues_heading, levels_for, outline_by_page, title_below, title_wraps)
-from ingest.identity import Evidence, identify
+from ingest.identity import Evidence, Identity, identify
 from ingest.layout import Line, extract_lines, invisible_share, reading_order
 from ingest.markdown_build import build
 from ingest.models import LegalDocument, ParseResult, ParseStatus, SourceFile
@@ -250,7 +250,7 @@ def _parse(opened: OpenedPdf, ocr_workers: int | None = None) -> ParseResult:
         else:
             result.status, result.message = ParseStatus.empty, "no text and no scanned images on any page"
         return result
-    headers = detect(pages.lines, pages.heights)
+    headers = detect(pages.lines, pages.heights, pages.widths)
     result.running_headers = headers.texts
     flat = _page_items(pages, headers)
     all_lines = [ln for lines in pages.lines.values() for ln in lines]

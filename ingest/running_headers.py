@@ -1,5 +1,10 @@
 """Running headers and footers: found by repetition at the same place across pages, stripped, mined for metadata.
 
+Besides the top and bottom rows, the side margins: text turned 90° along the page's edge (the BOE prints
+"Verificable en https://www.boe.es" and "cve: BOE-A-2024-7296" up the right margin of every page) is a page's margin
+note, not its body, when it repeats like a header does; left in, it landed mid-sentence wherever a paragraph crossed
+a page.
+
 The DOF alternates them ("2 DIARIO OFICIAL Domingo 15 de diciembre de 2024" on even pages, "Domingo 15 de diciembre
 de 2024 DIARIO OFICIAL 3" on odd ones), so repetition is counted both over all pages and per page parity, with digits
 masked so the page number repeats too. What they carry is kept as metadata: the printed page number, and for the
@@ -19,6 +24,7 @@ from ingest.layout import Line
 
 TOP_ZONE = 0.14  # share of page height searched for headers
 BOTTOM_ZONE = 0.10
+SIDE_ZONE = 0.08  # share of page width, each side, searched for margin notes turned 90°
 _SECTION = re.compile(r"\(?\b((?:Primera|Segunda|Tercera|Cuarta|Quinta|Sexta|Séptima|Octava|Novena|Décima)"
                       r"\s+Secci[oó]n)\b\)?", re.I)
 _PAGE_NO = re.compile(r"^(?:p[áa]g(?:ina)?\.?\s*|page\s+|-\s*)?(\d{1,5})(?:\s*-)?(?:\s+(?:de|of)\s+\d+)?$", re.I)
@@ -54,9 +60,10 @@ class RunningHeaders:
         return id(line) in self.strip.get(line.page, ())
 
 
-def _zone_lines(lines: list[Line], height: float) -> list[Line]:
+def _zone_lines(lines: list[Line], height: float, width: float) -> list[Line]:
     """Lines in the outermost rows of the page: the first 6 rows within the top zone (a Diputados law prints its name,
-    the Chamber, its last reform and two secretariats there), the last 3 in the bottom one."""
+    the Chamber, its last reform and two secretariats there), the last 3 in the bottom one; and the vertical lines
+    within the side zones (margin notes)."""
     top = sorted((ln for ln in lines if ln.y1 <= TOP_ZONE * height), key=lambda ln: ln.y0)
     bottom = sorted((ln for ln in lines if ln.y0 >= (1 - BOTTOM_ZONE) * height), key=lambda ln: -ln.y1)
     picked: list[Line] = []
@@ -68,7 +75,17 @@ def _zone_lines(lines: list[Line], height: float) -> list[Line]:
                     break
                 seen.append(ln.y0)
             picked.append(ln)
+    chosen = {id(ln) for ln in picked}
+    picked.extend(ln for ln in lines if ln.vertical and id(ln) not in chosen
+                  and (ln.x1 <= SIDE_ZONE * width or ln.x0 >= (1 - SIDE_ZONE) * width))
     return picked
+
+
+def _place(line: Line, height: float) -> int:
+    """Where a line sits, to the nearest 6 points: a row by its top; a margin note turned 90° by how far it ends from
+    the page's bottom edge (negative), which holds on portrait and landscape pages alike (the BOE's note ends 62
+    points above the edge of both)."""
+    return -round((height - line.y1) / 6) - 1 if line.vertical else round(line.y0 / 6)
 
 
 def _consistent(occurrences: list[tuple[int, str]]) -> bool:
@@ -84,14 +101,14 @@ def _consistent(occurrences: list[tuple[int, str]]) -> bool:
     return True
 
 
-def detect(pages: dict[int, list[Line]], heights: dict[int, float]) -> RunningHeaders:
+def detect(pages: dict[int, list[Line]], heights: dict[int, float], widths: dict[int, float]) -> RunningHeaders:
     """Find lines repeated at the same vertical position on enough pages (per parity, or overall)."""
     result = RunningHeaders()
-    zones = {p: _zone_lines(lines, heights[p]) for p, lines in pages.items()}
+    zones = {p: _zone_lines(lines, heights[p], widths[p]) for p, lines in pages.items()}
     seen_at: dict[tuple[str, int], list[tuple[int, str]]] = {}
     for p, lines in zones.items():
         for ln in lines:
-            occ = seen_at.setdefault((_key(ln.text), round(ln.y0 / 6)), [])
+            occ = seen_at.setdefault((_key(ln.text), _place(ln, heights[p])), [])
             if not occ or occ[-1][0] != p:
                 occ.append((p, ln.text))
     n = len(pages)
@@ -113,7 +130,7 @@ def detect(pages: dict[int, list[Line]], heights: dict[int, float]) -> RunningHe
     texts: dict[str, None] = {}
     for p, lines in zones.items():
         for ln in lines:
-            if n < 2 or not repeated((_key(ln.text), round(ln.y0 / 6)), p):
+            if n < 2 or not repeated((_key(ln.text), _place(ln, heights[p])), p):
                 continue
             result.strip.setdefault(p, set()).add(id(ln))
             m = _PAGE_NO.match(ln.text.strip())

@@ -151,6 +151,51 @@ def test_no_running_header_inside_a_chunk(name: str) -> None:
     assert all(len(pages) <= 1 for pages in leaks.values()), f"{name}: running headers left in the text: {leaks}"
 
 
+@functools.cache
+def turned_on_most_pages(path: Path, sample: int = 30) -> frozenset[str]:
+    """Lines PyMuPDF reads turned 90° beside the page's text (their middle left or right of every level line) that
+    repeat on most of the first `sample` pages (at least two, 80 %): a gazette's margin notes, read from the raw page
+    text here, not by the parser. (Turned table headings sit among the level text: not margin notes.)"""
+    import pymupdf
+
+    seen: dict[str, int] = {}
+    with pymupdf.open(path) as pdf:
+        pages = min(len(pdf), sample)
+        for n in range(pages):
+            lines = [line for block in pdf[n].get_text("dict")["blocks"] for line in block.get("lines", ())]
+            level = [line["bbox"] for line in lines if abs(line["dir"][0]) >= 0.5]
+            if not level:
+                continue
+            left, right = min(b[0] for b in level), max(b[2] for b in level)
+            texts = {" ".join("".join(span["text"] for span in line["spans"]).split()) for line in lines
+                     if abs(line["dir"][0]) < 0.5 and not left <= (line["bbox"][0] + line["bbox"][2]) / 2 <= right}
+            for text in texts - {""}:
+                seen[text] = seen.get(text, 0) + 1
+    return frozenset(t for t, n in seen.items() if n >= 2 and n >= 0.8 * pages)
+
+
+def test_margin_notes_are_found_in_the_gazettes_that_print_them() -> None:
+    """The BOE prints its verification note up the right margin of every page, portrait or landscape; the Federal
+    Register its typesetting stamp (what the next test checks is there to be found)."""
+    assert turned_on_most_pages(PDFS / "boe_BOE-A-2024-7296_real_decreto_87pp.pdf") == {
+        "Verificable en https://www.boe.es", "cve: BOE-A-2024-7296"}
+    assert turned_on_most_pages(PDFS / "boe_BOE-A-2024-7309_resolucion_tabla.pdf") == {
+        "Verificable en https://www.boe.es", "cve: BOE-A-2024-7309"}
+    assert "jbell on DSKJLSW7X2PROD with PROPOSALS" in turned_on_most_pages(PDFS / "us_federal_register_2020-17221.pdf")
+
+
+@pytest.mark.parametrize("name", PDF_NAMES)
+def test_no_margin_note_in_the_text(name: str) -> None:
+    """A margin note is not the document's text: left in, "Verificable en https://www.boe.es cve: BOE-A-2024-7296"
+    sat mid-sentence wherever a paragraph of the Orden crossed a page, and the Federal Register's stamp split
+    "Soekarno-Hatta"."""
+    documents = ok_documents(name)
+    notes = turned_on_most_pages(PDFS / name) if documents else frozenset()
+    for doc, _ in documents:
+        flat = " ".join(doc.markdown.split())
+        assert not [note for note in notes if note in flat], (name, doc.doc_id)
+
+
 @pytest.mark.parametrize("name", MINILM_FILES)
 def test_minilm_token_budget_on_real_documents(name: str) -> None:
     count = minilm_counter()
