@@ -3,7 +3,9 @@ each test its own GACETA_HOME, so indexes, caches and downloads never leak betwe
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -12,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
-# Prefect reads its home when first imported: keep the session's Prefect state out of ~/.prefect.
+# Prefect reads its home when first imported: keep the session's Prefect state out of ~/.prefect (and removed after
+# the session: every run made one more folder in /tmp before).
 os.environ["PREFECT_HOME"] = tempfile.mkdtemp(prefix="gaceta-test-prefect-")
+atexit.register(shutil.rmtree, os.environ["PREFECT_HOME"])
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from tests.conftest import pdf  # noqa: E402
