@@ -348,7 +348,7 @@ def document_info(document: HitDocument) -> DocumentInfo:
 
 
 def linked_provision(backend: Backend, law: str, article: str, paragraph: int | None = None,
-                   fraction: str | None = None, as_of: dt.date | None = None) -> Provision:
+                     fraction: str | None = None, as_of: dt.date | None = None) -> Provision:
     """`GET /laws/{law}/articles/{article}` through the owner, or `retrieval.provisions.find_provision` on the index
     here; with the link to the page that shows it highlighted."""
     path = f"/laws/{url_quote(law, safe='')}/articles/{url_quote(article, safe='')}"
