@@ -176,8 +176,8 @@ def test_search_hits_carry_label_page_and_link(mcp):
 
 
 def test_failures_are_one_line_tool_errors(mcp):
-    assert "'Ley Federal de Nada' is not a law in the index" in error(mcp.call("get_provision", law="Ley Federal de Nada",
-                                                                 article="27"))
+    unknown = error(mcp.call("get_provision", law="Ley Federal de Nada", article="27"))
+    assert "'Ley Federal de Nada' is not a law in the index" in unknown
     assert "article 999 not found in " + CPEUM_NAME in error(mcp.call("get_provision", law="CPEUM",
                                                                        article="999"))
     assert "párrafo 40 of article 27 not found" in error(mcp.call("get_provision", law="CPEUM", article="27",

@@ -66,8 +66,8 @@ def plain_articles(path: Path) -> dict[str, list[str]]:
 
 def test_cli_and_api(amparo_versions: Path, monkeypatch) -> None:
     """`gaceta diff` / `gaceta history` (no colour: changes marked as git's word diff), `gaceta article` and
-    `GET /laws/…`. First in
-    the module: the commands open the index themselves (the `index` fixture holds it once opened)."""
+    `GET /laws/…`. First in the module: the commands open the index themselves (the `index` fixture holds it once
+    opened)."""
     monkeypatch.setenv("GACETA_HOME", str(amparo_versions))
     runner = CliRunner()
     shown = runner.invoke(app, ["diff", "Ley de Amparo", "7"])
@@ -116,7 +116,8 @@ def test_cli_and_api(amparo_versions: Path, monkeypatch) -> None:
         missing = client.get("/laws/Código Penal Federal/articles/7")
         assert missing.status_code == 404 and "not a law in the index" in missing.json()["detail"]
         missing = client.get("/laws/Ley de Amparo/articles/999")
-        assert missing.status_code == 404 and missing.json()["detail"].startswith("article 999 not found in Ley de Amparo")
+        assert missing.status_code == 404
+        assert missing.json()["detail"].startswith("article 999 not found in Ley de Amparo")
         assert client.get("/laws/Ley de Amparo/articles/17", params={"paragraph": 0}).status_code == 422
 
 
