@@ -91,9 +91,9 @@ def _parse(payload: dict[str, Any]) -> Parsed:
 
 
 def _hits(found: Sequence[tuple[Parsed, float]]) -> list[SearchHit]:
-    # Equal fused scores (RRF ties are common) come back in any order; the chunk id breaks them, so the same query
-    # ranks the same way every time.
-    ordered = sorted(found, key=lambda item: (-item[1], item[0][0].chunk_id))
+    # in the store's order: equal scores by point id (`store.base.TIE_MARGIN`), so the same query ranks the same way
+    # every time, and asking for more hits never changes the first ones
+    ordered = sorted(found, key=lambda item: -item[1])
     return [
         SearchHit(chunk=chunk, document=document, score=score, rank=rank)
         for rank, ((chunk, document), score) in enumerate(ordered, start=1)

@@ -43,6 +43,11 @@ UPSERT_BATCH = 256
 # 76.2 (k 60) → 86.9 (k 2) → 87.4 (k 2, BM25 ×2), and XQuAD-es R@5 0.983 → 0.993 → 0.992 (docs/benchmarks.md).
 RRF_K = 2
 RRF_WEIGHTS = (1.0, 2.0)  # dense, BM25: the order of the prefetches
+# Equal scores (RRF ties are common: with BM25 weighing twice, a chunk 10th in the dense list alone scores what one
+# 22nd by BM25 alone does) come back from a backend in any order, so a cut at k inside them keeps either: the same
+# question could read a different last candidate from one call to the next (and a last candidate can decide whether
+# the openings are consulted). A query asks for TIE_MARGIN more and is cut here, ties broken by point id.
+TIE_MARGIN = 8
 # HNSW graph and search breadth, from recall@10 of HNSW vs exact search on real embeddings (13,732 ObliQA
 # passages, MiniLM, 300 queries): m 16 / ef_construct 100 gave 0.997 at the default ef and 0.999 at ef 128
 # (0.67 ms/query); a bigger graph (m 32 / ef_construct 200) doubles optimize time on 2 cores for no gain there.
@@ -408,10 +413,11 @@ class Store(ABC):
                     planned.append(None)
                     continue
                 where = filters_where(q.filters, hide_pending, q.superseded)
-                planned.append(PlannedQuery(q.dense, sparse, q.k, where, q.fusion, max(q.prefetch, q.k), q.exact))
+                limit = q.k + TIE_MARGIN
+                planned.append(PlannedQuery(q.dense, sparse, limit, where, q.fusion, max(q.prefetch, limit), q.exact))
             runnable = [p for p in planned if p is not None]
             results = iter(self._query_many(runnable, with_payload) if runnable else [])
-            return [next(results) if p is not None else [] for p in planned]
+            return [_best(next(results), q.k) if p is not None else [] for p, q in zip(planned, queries)]
 
     @contextmanager
     def _visibility(self) -> Iterator[bool]:
@@ -486,3 +492,8 @@ class Store(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _best(hits: list[Scored], k: int) -> list[Scored]:
+    """The `k` best of a backend's hits, equal scores in point-id order: the same `k` every time (`TIE_MARGIN`)."""
+    return sorted(hits, key=lambda hit: (-hit[2], hit[0]))[:k]
