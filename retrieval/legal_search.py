@@ -22,7 +22,6 @@ from retrieval.text_analysis import content_terms
 MAX_PROVISION_CHUNKS = 12  # chunks of named articles a result may lead with
 OPENED = 30  # articles ranked by their openings for a question that names none (the reranker's `opening` feature)
 OPENED_ADDED = 5  # of those, the best whose first chunks join the candidates when the first stage missed them
-TITLED = 0.5  # a candidate article's title holding half the question's terms names the topic: no openings
 
 
 def legal_search(index: Index, query: str, k: int = 10, mode: SearchMode = SearchMode.hybrid,
@@ -114,11 +113,12 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
 
 
 def _titled(query: str, hits: list[SearchHit]) -> bool:
-    """Does a candidate's article title say most of what the question asks ("Periodo de prueba" for "¿qué dispone la
-    ley sobre el periodo de prueba?")? A law that titles its articles names their topics itself: its title, not an
-    opening's similarity, decides (`rerank.title_share` ≥ TITLED)."""
+    """Is a candidate's article titled what the question asks about ("Periodo de prueba." for "¿qué dispone la ley
+    sobre el periodo de prueba?")? A law that titles its articles names their topics itself: its title, not an
+    opening's similarity, decides (`rerank.names_topic`)."""
     terms = content_terms(query)
-    return any(second_stage.title_share(terms, h.chunk) >= TITLED for h in hits)
+    return any(second_stage.names_topic(terms, second_stage.title_words(second_stage.article_title(h.chunk)))
+               is not None for h in hits)
 
 
 def _opened_candidates(index: Index, best: list, merged: list[SearchHit],

@@ -49,6 +49,7 @@ OPENING_K = 2  # opening rank r weighs OPENING_K / (OPENING_K - 1 + r): 1, ⅔, 
 FORM_PREFIX = 5  # two stems that share this many letters, and FORM_SHARE of the shorter, are forms of one word
 FORM_SHARE = 0.7  # (requisit/requier, suspension/suspend: Snowball keeps a word's derived forms apart)
 FORM_WEIGHT = 0.5  # a query term met only in another form of its word counts this share of a match
+TITLED = 0.5  # an article title holding half a question's terms, and nothing else, names its topic (`names_topic`)
 CANDIDATES = 30  # first-stage hits the reranker sees
 FUSED_K = 10
 
@@ -67,6 +68,7 @@ def asks_about_history(query: str) -> bool:
             or _ASKS_WHEN_IT_HAPPENED.search(query) is not None)
 
 
+_TITLE_WORD = re.compile(r"[^\W\d_]+")  # a word of an article's title
 # The label an article heading starts with: "Artículo 14.", "Artículo 189 bis.", "Article 17", "ARTÍCULO 4o.-".
 _ARTICLE_LABEL = re.compile(r"^\s*(?:art[íi]culo|article|art\.)\s+[\w.-]+(?:\s+(?:bis|ter|qu[aá]ter|[a-z]+ies)\b)?"
                             r"\s*(?:\.-|\.|-|–)?", re.I)
@@ -103,6 +105,26 @@ def term_matches(q_terms: set[str], terms: set[str]) -> dict[str, float]:
         if len(t) >= FORM_PREFIX and any(forms(t, u) for u in terms if u[:FORM_PREFIX] == t[:FORM_PREFIX]):
             out[t] = FORM_WEIGHT
     return out
+
+
+def title_words(title: str) -> list[set[str]]:
+    """The terms of each content word of an article title, read word by word (a title alone is too short for the
+    analyzer to tell its language)."""
+    return [w for w in (content_terms(x) for x in _TITLE_WORD.findall(title.lower())) if w]
+
+
+def names_topic(q_terms: set[str], words: list[set[str]]) -> float | None:
+    """Does a title (its `title_words`) name what a question (its content terms) asks about? Every word of the title
+    is a word, or a form of one, of the question, and the title holds at least TITLED of the question's terms:
+    "Domicilio." for "¿Qué dispone la ley sobre domicilio?", not "Adquisiciones derivativas permitidas." for "¿Están
+    permitidos los monopolios?" (half the terms, but a title about something else). None when not; else how well
+    (its words' matches summed: exact words over other forms, more words over fewer)."""
+    if not words or not q_terms:
+        return None
+    matched = [max(term_matches(q_terms, w).values(), default=0.0) for w in words]
+    if not all(matched) or sum(term_matches(q_terms, set().union(*words)).values()) / len(q_terms) < TITLED:
+        return None
+    return round(sum(matched), 6)
 
 
 def title_share(q_terms: set[str], chunk: Chunk) -> float:

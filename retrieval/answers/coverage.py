@@ -253,7 +253,7 @@ def structure_reasons(index, question: str, citations: Sequence[Citation], refer
     ley sobre domicilio?" and LSC "Artículo 9. Domicilio."), and the answer cites none of the articles so titled.
 
     An article is titled the topic when every word of its title is a word (or a form of one) of the question and
-    the title holds at least `legal_search.TITLED` of the question's content terms (the share from which the search
+    the title holds at least `rerank.TITLED` of the question's content terms (the share from which the search
     lets a title, not an opening, name the topic); of those, the best matched (exact words over other forms, more
     words over fewer). Scope: the laws the question names, else those whose subject it speaks of (`topics`), else
     the documents the search retrieved for it (`retrieved`; every document of the index in force when none is
@@ -273,21 +273,17 @@ def structure_reasons(index, question: str, citations: Sequence[Citation], refer
 
 # doc id → its titled articles: (key, title, the terms of each title word); a doc id's text never changes
 _TITLES: dict[str, list[tuple[str, str, list[set[str]]]]] = {}
-_TITLE_WORD = re.compile(r"[^\W\d_]+")
 
 
 def _titles(index, doc_id: str) -> list[tuple[str, str, list[set[str]]]]:
-    from retrieval.rerank import article_title
-    from retrieval.text_analysis import content_terms
+    from retrieval.rerank import article_title, title_words
 
     if doc_id not in _TITLES:
         seen: dict[str, str] = {}
         for chunk in index.articles(doc_id):
             if chunk.article not in seen:
                 seen[chunk.article] = article_title(chunk)
-        # word by word: a title alone is too short for the analyzer to tell its language
-        _TITLES[doc_id] = [(a, t, [w for w in (content_terms(x) for x in _TITLE_WORD.findall(t.lower())) if w])
-                           for a, t in seen.items() if t]
+        _TITLES[doc_id] = [(a, t, title_words(t)) for a, t in seen.items() if t]
     return _TITLES[doc_id]
 
 
@@ -296,8 +292,7 @@ def titled_articles(index, question: str, references: Sequence = (), topics: Seq
     """The articles in scope titled what `question` asks about, best matched: (doc id, article) → (law, title)
     (`structure_reasons`)."""
     from ingest.headings import fold
-    from retrieval.legal_search import TITLED
-    from retrieval.rerank import term_matches
+    from retrieval.rerank import names_topic
     from retrieval.text_analysis import content_terms
 
     catalog = index.catalog()
@@ -320,12 +315,9 @@ def titled_articles(index, question: str, references: Sequence = (), topics: Seq
     top = 0.0
     for doc_id in scope:
         for article, title, words in _titles(index, doc_id):
-            matched = [max(term_matches(terms, w).values(), default=0.0) for w in words]
-            if not words or not all(matched):
+            score = names_topic(terms, words)
+            if score is None:
                 continue
-            if sum(term_matches(terms, set().union(*words)).values()) / len(terms) < TITLED:
-                continue
-            score = round(sum(matched), 6)
             if score > top:
                 top, best = score, {}
             if score == top:

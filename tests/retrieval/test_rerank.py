@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from ingest.models import HeadingKind, LegalReference, ProvisionRole
-from retrieval.rerank import ROLE_WEIGHTS, article_title, asks_about_history, rerank, term_matches
+from retrieval.rerank import (ROLE_WEIGHTS, article_title, asks_about_history, names_topic, rerank, term_matches,
+                              title_words)
+from retrieval.text_analysis import content_terms
 from tests.answers.factory import make_hits
 
 BODIES = [
@@ -88,6 +90,20 @@ def test_an_article_titled_with_the_questions_words_moves_up():
     # requisitos / requiere: another form of the word counts, at half weight
     assert article_title(base[1].chunk) == "Capital social mínimo."
     assert term_matches({"requisit", "president"}, {"requier", "president"}) == {"president": 1.0, "requisit": 0.5}
+
+
+@pytest.mark.parametrize(("question", "title", "names"), [
+    ("¿Qué dispone la ley sobre domicilio?", "Domicilio.", True),  # LSC art. 9
+    ("¿Qué dispone la ley sobre capital social mínimo?", "Capital social mínimo.", True),  # LSC art. 4
+    ("¿Cuáles son los requisitos de la demanda?", "Requisitos de la demanda.", True),
+    # half the question's terms, but about something else: LSC art. 140 does not name "monopolios" as a topic
+    ("¿Están permitidos los monopolios?", "Adquisiciones derivativas permitidas.", False),
+    ("¿Qué dispone la ley sobre capital social mínimo?", "Estatutos sociales.", False),  # one word shared, of two
+])
+def test_a_title_names_the_topic_only_when_all_of_it_is_asked_about(question, title, names):
+    """The search consults the article openings unless a candidate's title names what the question asks about
+    (`legal_search._titled`); the relevance flag reads the same rule (`coverage.titled_articles`)."""
+    assert (names_topic(content_terms(question), title_words(title)) is not None) is names
 
 
 def test_hits_without_article_titles_keep_the_first_stages_order():
