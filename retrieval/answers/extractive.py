@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -138,7 +138,8 @@ class ExtractiveAnswerer:
         return sorted(kept, key=lambda c: (lead[_provision(c)], c.span.start))
 
     def _score(self, question: str, cands: list[Candidate]) -> None:
-        q_terms = content_terms(topic(question)) or content_terms(question)
+        names = {n for c in cands for n in _names(c.hit)}
+        q_terms = content_terms(topic(question, names)) or content_terms(question)
         cand_terms = [content_terms(c.text) for c in cands]
         df = {t: sum(t in terms for terms in cand_terms) for t in q_terms}
         weight = {t: IDF_FLOOR + math.log(1 + len(cands) / (1 + df[t])) for t in q_terms}
@@ -216,18 +217,31 @@ _GENERIC_LAW = re.compile(r"\b(?:[Ll]a|[Ee]sta|[Dd]icha|[Ll]a presente|[Tt]he|[T
                           r"(?!\s+(?:de\b|del\b|of\b|[A-ZÁÉÍÓÚ\d]))")
 
 
-def topic(question: str) -> str:
+def topic(question: str, names: Iterable[str] = ()) -> str:
     """The question without the references it makes (the law and article it names: "la Ley de Sociedades de
-    Capital", "artículo 82", "la ley"): those say where the answer lies, the rest what it is about."""
+    Capital", "artículo 82", "la ley") and without the whole name of a source document it writes out (`names`,
+    folded: "la Declaración Universal de Derechos Humanos"): those say where the answer lies, the rest what it is
+    about."""
     spans = [(r.start, r.end) for r in parse_references(question)]
     spans += [m.span() for m in _GENERIC_LAW.finditer(question)]
+    folded = fold(question)
+    if len(folded) == len(question):  # the folded text's offsets are the question's
+        spans += [m.span() for name in names for m in re.finditer(rf"\b{re.escape(name)}\b", folded)]
     out, at = [], 0
     for start, end in sorted(spans):
         if start >= at:
             out.append(question[at:start])
-            at = end
+        at = max(at, end)
     out.append(question[at:])
     return " ".join(out)
+
+
+def _names(hit: SearchHit) -> list[str]:
+    """The source document's own names of three words or more, folded: its title, its short title. A shorter one
+    ("Código Penal") is a reference `parse_references` reads, and too common a phrase to take out wherever it
+    stands."""
+    doc = hit.document
+    return [fold(n) for n in (doc.title, doc.short_title) if n and len(n.split()) >= 3]
 
 
 def _provision(cand: Candidate) -> tuple:
@@ -255,6 +269,7 @@ def _is_title_line(hit: SearchHit, text: str) -> bool:
         return True
     title = article_title(hit.chunk)
     headings = [title] + list(hit.chunk.heading_path) if title else list(hit.chunk.heading_path)
+    headings += [hit.document.title, hit.document.short_title]  # the document's own name, printed at its head
     return any(words == fold(h).strip(" .:;-–") for h in headings if h)
 
 

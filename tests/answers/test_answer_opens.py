@@ -118,3 +118,25 @@ def test_a_headings_wrapped_last_line_is_not_quoted(gdpr):
     quoted = [c.cited_text for c in citations(answer)]
     assert quoted and quoted[0].startswith("1. Where point (a) of Article 6(1) applies")
     assert "in relation to information society services" not in quoted
+
+
+@pytest.fixture(scope="module")
+def udhr(tmp_path_factory):
+    index = Index.open(Settings(home=tmp_path_factory.mktemp("udhr"), _env_file=None))
+    index.add_documents(parse_pdf(pdf("es_declaracion_universal_derechos_humanos.pdf")).documents)
+    index.optimize()
+    yield index
+    index.close()
+
+
+def test_a_documents_name_written_out_is_where_to_look_not_what_about(udhr):
+    """"Declaración Universal de Derechos Humanos" is the document's name, printed at its head (p. 1): the answer to
+    what it says on asylum is art. 14 ("1. En caso de persecución, toda persona tiene derecho a buscar asilo…",
+    p. 4), not the name quoted back as a sentence, nor the preamble's proclamation of that name."""
+    settings = Settings(home=udhr.settings.home, answerer="extractive", judge="offline", _env_file=None)
+    answer = ask(udhr, "¿Qué dice la Declaración Universal de Derechos Humanos sobre el derecho de asilo?", k=8,
+                 settings=settings)
+    first = citations(answer)[0]
+    assert first.verified and first.article == "14", first.cited_text
+    assert "toda persona tiene derecho a buscar asilo" in first.cited_text
+    assert all(c.cited_text.strip() != "Declaración Universal de Derechos Humanos" for c in citations(answer))
