@@ -75,6 +75,12 @@ _ARTICLE_ALONE = re.compile(r"^(?:ART[IÍ]CULO|Art[ií]culo|ARTICLE|Article)\s+(
 _RECITALS = re.compile(r"^(?:Whereas|WHEREAS|Considerando\s+lo\s+siguiente)\s*:$")
 _ARTICLE_TITLE_WORDS = 12  # "Artículo 3. Currículo." (BOE): a label followed by a short title that ends the line
 _STYLED_TITLE_WORDS = 30  # an italic title after the label: the BOE's longest run to ~25 words
+# A title printed in Title Case on the label's line, the article's text after it (`_inline_title`): the phrase up to
+# the first full stop that a capitalised sentence follows.
+_INLINE_TITLE = re.compile(r"^([A-ZÁÉÍÓÚÑ][^.:;]*)\.\s+(?=[A-ZÁÉÍÓÚÑ¿¡\"“])")
+# The words Title Case leaves in lower case ("De la Facultad de las Corporaciones … para Otorgar Licencias").
+_TITLE_CASE_LOWER = frozenset("a al ante bajo con contra de del desde e el en entre hacia hasta la las lo los o para "
+                              "por según sin sobre tras u y and for in of on or the to".split())
 _CLAUSE = re.compile(r"^" + _ORD + r"\s*(?:\.\s*-|\.-|-|–|\.)(?=\s|$)", re.I)
 _TITLE_OPENER = re.compile(r"^[A-ZÁÉÍÓÚÑÜ][A-ZÁÉÍÓÚÑÜ\-]{2,}(?:\s+[A-ZÁÉÍÓÚÑÜ\d][A-ZÁÉÍÓÚÑÜ\d\-/.]*)*\s+"
                            r"(?:[a-záéíóúñ(“\"]|[A-Z][a-záéíóúñ]+\s+[a-záéíóúñ])")
@@ -139,6 +145,10 @@ def classify(ln: Line, ctx: Context) -> Classified | None:
         label, rest = m.group(0).strip(), text[m.end():].strip()
         if _styled_title(ln, rest):
             return Classified(ARTICULO, f"{label} {rest}", title=rest)
+        inline = _inline_title(rest)
+        if inline is not None:
+            title, rest = inline
+            return Classified(ARTICULO, f"{label} {title}", rest, title=title)
         return Classified(ARTICULO, label, rest)
     if _ARTICLE_ALONE.match(text):
         return Classified(ARTICULO, text)
@@ -179,6 +189,24 @@ def _styled_title(ln: Line, rest: str) -> bool:
     first sentence follows its bold label in the body's roman type."""
     return (bool(rest) and ln.tail_italic and (ln.lead_bold or not ln.italic)  # not a line set wholly in italics
             and rest[0].isupper() and len(rest.split()) <= _STYLED_TITLE_WORDS)
+
+
+def _inline_title(rest: str) -> tuple[str, str] | None:
+    """The article's title printed at body weight on its label's line, and the text after it ("ARTICULO 23.
+    Naturaleza Jurídica. Las Corporaciones Autónomas Regionales son entes…", Colombia's laws): a phrase of at most
+    _ARTICLE_TITLE_WORDS words up to the first full stop, a capitalised sentence after it, every word of it
+    capitalised but the linking ones. An article's own first sentence leaves its verbs and common nouns in lower
+    case ("La Nación Mexicana es única e indivisible."); an initial's stop ends no title ("Artículo Noveno. El C.
+    Primer Jefe del Ejército…"). (title, text) or None."""
+    m = _INLINE_TITLE.match(rest)
+    if m is None or len(m.group(1).split()) > _ARTICLE_TITLE_WORDS:
+        return None
+    words = re.findall(r"[^\W\d_]+", m.group(1))
+    if len(words[-1]) == 1 or not any(len(w) >= 4 for w in words):  # an initial's stop: "El C. Primer Jefe…"
+        return None
+    if any(w[0].islower() and w.lower() not in _TITLE_CASE_LOWER for w in words):
+        return None
+    return m.group(1) + ".", rest[m.end():]
 
 
 def title_below(label: Line, ln: Line, ctx: Context) -> bool:

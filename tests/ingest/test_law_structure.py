@@ -204,3 +204,23 @@ def test_every_article_of_the_annexed_law_is_a_heading_with_its_whole_title() ->
             "recusación.") in {h.text for h in lec.headings}
     for doc in (law, lec):
         assert all(h.title.endswith(".") for h in doc.headings if h.title), doc.short_title
+
+
+def test_a_title_printed_on_the_labels_line_is_the_articles_title() -> None:
+    """Colombia's Ley 99 de 1993 prints each article's title in Title Case at body weight on its label's line, the
+    text following it: "ARTICULO 23. Naturaleza Jurídica. Las Corporaciones Autónomas Regionales son entes
+    corporativos de carácter público…" (p. 16), "ARTICULO 81. Desistibilidad. En ningún caso podrá el actor desistir
+    de sus pretensiones." (p. 47). An article whose first words are its own sentence gets no title: the Constitution's
+    "Artículo 2o. La Nación Mexicana es única e indivisible." (p. 2), the Ley 99's "ARTICULO 61. Declárase la Sabana
+    de Bogotá, sus páramos, …" (p. 41)."""
+    [(doc, chunks)] = parsed(PDFS / "co_diario_oficial_ley_99_1993.pdf")
+    titles = {h.text: h.title for h in doc.headings if h.title}
+    assert titles["ARTICULO 23. Naturaleza Jurídica."] == "Naturaleza Jurídica."
+    assert titles["ARTICULO 81. Desistibilidad."] == "Desistibilidad."
+    assert not any(t.startswith("ARTICULO 61.") for t in titles)
+    art23 = next(c for c in chunks if c.article == "23")
+    assert art23.heading_path[-1] == "ARTICULO 23. Naturaleza Jurídica."
+    assert ("ARTICULO 23. Naturaleza Jurídica.\n\nLas Corporaciones Autónomas Regionales son entes corporativos"
+            in art23.text)
+    [(cpeum, _)] = parsed(PDFS / "mx_ley_CPEUM_constitucion_politica.pdf")
+    assert not [h.text for h in cpeum.headings if h.title]
