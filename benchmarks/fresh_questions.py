@@ -1,13 +1,14 @@
 """Fresh questions a lawyer would ask, over every shared PDF and law (issue 25): right answers, and flags.
 
-`fresh_questions.tsv` holds 145 questions written for issue 25 with the answer noted before they were asked, none
+`fresh_questions.tsv` holds 150 questions written for issue 25 with the answer noted before they were asked, none
 taken from an evaluation set: `laws` (30 on the CPEUM, the Ley de Amparo, Spain's Código Penal, the LSC and the
 LEC), `country` (10 that name a country, four about laws the index does not hold), `notices` (12 on gazette
 notices, rulings and the Universal Declaration by their titles), `laws_b` (24 more on the same five laws, written
 after the rules the first 52 led to, and held out from them: no rule was chosen on them), `laws_c` (25 more,
 written and checked against the laws' text before any was asked, held out the same way), `laws_d` (26 more on the
-five laws, written the same way on 2026-11-28) and `laws_e` (18 on laws no rule was made on: Colombia's Ley 99 de
-1993, the GDPR in English, Durango's Ley del Periódico Oficial, the Universal Declaration). `expected` is
+five laws, written the same way on 2026-11-28), `laws_e` (18 on laws no rule was made on: Colombia's Ley 99 de
+1993, the GDPR in English, Durango's Ley del Periódico Oficial, the Universal Declaration) and `laws_f` (5 on the
+Reglamento of arts. 121-122 of the Ley Federal del Trabajo, written once that day's code was final). `expected` is
 `LAW:ARTICLE` (right when a verified citation of that law is that article), `doc:TITLE WORDS` (right when the first
 citation's document title holds them) or `none` (no indexed text answers it: right only when the answer says it
 found nothing). Each answer is the product's `ask` (extractive, k 8) over `--home`; a flagged answer is one whose
@@ -32,7 +33,8 @@ QUESTIONS = Path(__file__).with_name("fresh_questions.tsv")
 LAWS = {"CPEUM": "Constitución Política de los Estados Unidos Mexicanos", "Amparo": "Ley de Amparo",
         "CP": "Código Penal", "LSC": "Ley de Sociedades de Capital", "LEC": "Enjuiciamiento Civil",
         "L99": "LEY 99 DE 1993", "GDPR": "General Data Protection Regulation",
-        "DGO": "Ley del Periódico Oficial del Gobierno del Estado de Durango", "DUDH": "Declaración Universal"}
+        "DGO": "Ley del Periódico Oficial del Gobierno del Estado de Durango", "DUDH": "Declaración Universal",
+        "RLFT": "Reglamento de los Artículos 121 y 122"}
 
 
 def right(expected: str, answer, titles: dict[str, str]) -> bool:
