@@ -91,12 +91,11 @@ def _parse(payload: dict[str, Any]) -> Parsed:
 
 
 def _hits(found: Sequence[tuple[Parsed, float]]) -> list[SearchHit]:
-    # in the store's order: equal scores by point id (`store.base.TIE_MARGIN`), so the same query ranks the same way
-    # every time, and asking for more hits never changes the first ones
-    ordered = sorted(found, key=lambda item: -item[1])
+    # ranked as the store ordered them: best first, equal scores by point id (`store.base.TIE_MARGIN`), so the same
+    # query ranks the same way every time, and asking for more hits never changes the first ones
     return [
         SearchHit(chunk=chunk, document=document, score=score, rank=rank)
-        for rank, ((chunk, document), score) in enumerate(ordered, start=1)
+        for rank, ((chunk, document), score) in enumerate(found, start=1)
     ]
 
 

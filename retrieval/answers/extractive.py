@@ -33,7 +33,7 @@ import numpy as np
 from rapidfuzz import fuzz
 
 from ingest.headings import fold
-from ingest.models import ProvisionRole, Sentence
+from ingest.models import DocumentInfo, ProvisionRole, Sentence
 from ingest.references import parse_references
 from retrieval.answers.base import Draft, DraftEvent, claim, replay, sentences_of
 from retrieval.answers.models import TextSegment
@@ -138,7 +138,7 @@ class ExtractiveAnswerer:
         return sorted(kept, key=lambda c: (lead[_provision(c)], c.span.start))
 
     def _score(self, question: str, cands: list[Candidate]) -> None:
-        names = {n for c in cands for n in _names(c.hit)}
+        names = {n for doc in {c.hit.document.doc_id: c.hit.document for c in cands}.values() for n in _names(doc)}
         q_terms = content_terms(topic(question, names)) or content_terms(question)
         cand_terms = [content_terms(c.text) for c in cands]
         df = {t: sum(t in terms for terms in cand_terms) for t in q_terms}
@@ -236,11 +236,10 @@ def topic(question: str, names: Iterable[str] = ()) -> str:
     return " ".join(out)
 
 
-def _names(hit: SearchHit) -> list[str]:
-    """The source document's own names of three words or more, folded: its title, its short title. A shorter one
+def _names(doc: DocumentInfo) -> list[str]:
+    """A source document's own names of three words or more, folded: its title, its short title. A shorter one
     ("Código Penal") is a reference `parse_references` reads, and too common a phrase to take out wherever it
     stands."""
-    doc = hit.document
     return [fold(n) for n in (doc.title, doc.short_title) if n and len(n.split()) >= 3]
 
 
