@@ -81,6 +81,8 @@ _INLINE_TITLE = re.compile(r"^([A-ZÁÉÍÓÚÑ][^.:;]*)\.\s+(?=[A-ZÁÉÍÓÚÑ
 # The words Title Case leaves in lower case ("De la Facultad de las Corporaciones … para Otorgar Licencias").
 _TITLE_CASE_LOWER = frozenset("a al ante bajo con contra de del desde e el en entre hacia hasta la las lo los o para "
                               "por según sin sobre tras u y and for in of on or the to".split())
+# A part's name letter-spaced for emphasis ("A C U E R D O", "T R A N S I T O R I O S"): the word it spells.
+_LETTER_SPACED = re.compile(r"^(?:[^\W\d_] ){2,}[^\W\d_](?:\s*:)?$")
 _CLAUSE = re.compile(r"^" + _ORD + r"\s*(?:\.\s*-|\.-|-|–|\.)(?=\s|$)", re.I)
 _TITLE_OPENER = re.compile(r"^[A-ZÁÉÍÓÚÑÜ][A-ZÁÉÍÓÚÑÜ\-]{2,}(?:\s+[A-ZÁÉÍÓÚÑÜ\d][A-ZÁÉÍÓÚÑÜ\d\-/.]*)*\s+"
                            r"(?:[a-záéíóúñ(“\"]|[A-Z][a-záéíóúñ]+\s+[a-záéíóúñ])")
@@ -104,6 +106,11 @@ def fold(text: str) -> str:
     every chunk's path, so the folded form is kept)."""
     text = unicodedata.normalize("NFKD", text.lower().replace("_", " "))
     return " ".join("".join(c for c in text if not unicodedata.combining(c)).split())
+
+
+def spelled(text: str) -> str:
+    """A heading line as the word it spells when it is letter-spaced for emphasis ("A C U E R D O" → "ACUERDO")."""
+    return text.replace(" ", "") if _LETTER_SPACED.match(text) else text
 
 
 def body_size(lines: list[Line]) -> float:
@@ -133,11 +140,12 @@ def classify(ln: Line, ctx: Context) -> Classified | None:
         return None
     strong = ln.bold or ln.caps > 0.85 or ln.size >= ctx.body * 1.15
     if len(text) < 160 and text[0].isupper() and (strong or _centred(ln, ctx)):  # a label stands out, capitalised
+        word = spelled(text)
         for kind, pattern in _PATTERNS:
-            if pattern.match(text):
+            if pattern.match(word):
                 if kind == PODER and not (ln.bold and ln.caps > 0.9):
                     continue
-                return Classified(kind, text)
+                return Classified(kind, word)
     if _RECITALS.match(text):
         return Classified(PART, text)
     m = _ARTICLE.match(text)

@@ -18,7 +18,7 @@ import pymupdf
 from ingest import INGEST_VERSION, ocr, text_quality
 from ingest.gc_pause import collector_paused
 from ingest.headings import (ARTICLE_KINDS, ARTICULO, BODY_KINDS, GENERIC_KINDS, TITLE, Context, body_size, classify,
-                             continues_heading, levels_for, outline_by_page, title_below, title_wraps)
+                             continues_heading, levels_for, outline_by_page, spelled, title_below, title_wraps)
 from ingest.identity import Evidence, Identity, identify
 from ingest.layout import Line, extract_lines, invisible_share, reading_order
 from ingest.markdown_build import build
@@ -190,7 +190,7 @@ def _classify(flat: list[tuple[int, Line | TableBlock]], ctx: Context) -> list[I
                     break
                 merged.append(flat[i][1])
                 i += 1
-            found.label = " ".join(ln.text.strip() for ln in merged)
+            found.label = " ".join(spelled(ln.text.strip()) for ln in merged)
             if found.kind in GENERIC_KINDS and len(found.label) > MAX_GENERIC_HEADING:
                 items.extend(Item(ln.page, line=ln) for ln in merged)  # a bold paragraph, not a heading
                 continue

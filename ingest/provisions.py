@@ -21,7 +21,12 @@ Read once per document (`Provisions(doc)`), asked per chunk by the chunker:
        act's "Whereas:") is open and the operative text has not begun: the first LIBRO, TÍTULO, CAPÍTULO or Artículo
        heading after it starts the body (a decree's "Artículo único", a law's "TÍTULO PRELIMINAR", an EU act's "Article 1"), as
        does a heading naming the operative part (CONDICIONES, CLÁUSULAS, ACUERDO, RESOLUTIVOS…), whatever heading
-       level stays open;
+       level stays open. Also an *untitled* preamble: everything before the point where the document itself says
+       its operative part begins (`_enacted_at`) — a heading naming that part ("A C U E R D O" after a Durango
+       acuerdo's numbered recitals) or the enacting formula that ends the text before it ("Por todo lo anterior, en
+       su virtud, dispongo:", "… DECRETA:", "… he tenido a bien expedir el siguiente:") right before the first
+       article or numbered point — when no LIBRO, TÍTULO, CAPÍTULO or Artículo came before it; from the end of the
+       block that prints the document's title, which names the document rather than motivating it;
     6. `text` otherwise.
 - `paragraphs(start, end)` — `ParagraphMark`s of the paragraphs starting inside [start, end): each text block of the
   Markdown is a paragraph of the open article (counted from 1 after its heading; outside articles, of the open
@@ -55,6 +60,9 @@ _PREAMBLE_PARTS = ("considerando", "antecedentes", "resultando", "exposicion de 
 # Headings that open an instrument's operative part after its preamble, at whatever level the classifier put them.
 _OPERATIVE_PARTS = ("condiciones", "clausulas", "acuerdo", "acuerdos", "decreto", "resolutivos", "puntos resolutivos",
                     "dispongo", "resuelve", "resuelvo", "acuerda", "decreta", "have adopted this regulation")
+# The formula that ends an instrument's preamble and enacts what follows, as the last words of a text block.
+_ENACTING = re.compile(r"(?:\b(?:dispongo|decreta|decreto|resuelve|resuelvo|acuerda|acuerdo|ordena|ordeno|expide|"
+                       r"emite)|(?:tenido|tiene|tengo) a bien (?:expedir|emitir|dictar)\b[^:]*)\s*:$")
 _REFORM_MARKER = re.compile(r"^(?:(?:articulos\s+)?transitorios\s+de\s+(?:los\s+)?)?decretos\s+de\s+reformas?\b")
 # An index entry: dot leaders, or an ellipsis, then a page number at the end of the line ("TÍTULO I. … . . . 12").
 _TOC_ENTRY = re.compile(r"(?:(?:\.\s?){4,}|…+)\s*\d{0,4}\s*$|\s\.\s*\d{1,4}$", re.M)
@@ -136,6 +144,8 @@ class Provisions:
         self.note_starts = [n.start for n in self.notes]
         self.is_index = doc.doc_type == DocType.indice
         self.reform_start = _reform_start(self.headings)
+        self.enacted = _enacted_at(doc.markdown, self.headings)
+        self.titled = _title_end(doc.markdown, doc.title, self.enacted) if self.enacted is not None else 0
         self.part_ends = self._part_ends()
         self.repealed = self._repealed_articles()
         self.events = self._paragraph_events()
@@ -159,6 +169,8 @@ class Provisions:
             return ProvisionRole.transitory
         if any(h.kind in (HeadingKind.part, HeadingKind.heading) and f.startswith(_PREAMBLE_PARTS)
                and start < self.part_ends[h.start] for h, f in zip(stack, folded)):
+            return ProvisionRole.preamble
+        if self.enacted is not None and self.titled <= start < self.enacted:
             return ProvisionRole.preamble
         return ProvisionRole.text
 
@@ -297,6 +309,37 @@ class Provisions:
             if note.end <= end:
                 out.append(note)
         return out
+
+
+def _enacted_at(md: str, headings: list[Heading]) -> int | None:
+    """Where the document says its operative part begins, when a preamble without a heading of its own comes before
+    it (rule 5): a heading naming the operative part, or the enacting formula ending the text right before the first
+    article or numbered point. None when a LIBRO, TÍTULO, CAPÍTULO or Artículo comes first (a law's body, or a
+    document that states no such point)."""
+    for h in headings:
+        if h.kind in _BODY_STARTS:
+            break
+        if h.kind in (HeadingKind.part, HeadingKind.heading) and fold(h.text).strip(" :.") in _OPERATIVE_PARTS:
+            return h.start
+    previous = 0
+    for h in headings:
+        if h.kind in _BODY_STARTS or h.kind is HeadingKind.clause:
+            before = md[previous:h.start].rstrip()
+            return h.start if _ENACTING.search(fold(before[before.rfind("\n") + 1:])) else None
+        previous = h.end
+    return None
+
+
+def _title_end(md: str, title: str, before: int) -> int:
+    """Where the text block that prints the document's title ends, if it does before `before`: the title names the
+    document, it is no part of the preamble after it ("7296 Orden EFD/322/2024, de 8 de abril, por la que se
+    establece…" answers "¿Qué establece la Orden EFD/322/2024?"). 0 when the title is not found there."""
+    words = re.findall(r"\w+", title)[:8]
+    found = re.search(r"\W+".join(map(re.escape, words)), md[:before], re.I) if words else None
+    if found is None:
+        return 0
+    end = md.find("\n\n", found.end())
+    return before if end < 0 else min(end, before)
 
 
 def _reform_start(headings: list[Heading]) -> int | None:

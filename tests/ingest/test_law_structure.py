@@ -18,7 +18,7 @@ import pymupdf
 import pytest
 
 from ingest.chunker import chunk_document
-from ingest.models import Chunk, DocType, LegalDocument, ProvisionRole
+from ingest.models import Chunk, DocType, HeadingKind, LegalDocument, ProvisionRole
 from ingest.parse import parse_pdf
 from tests.conftest import PDFS, SHARED
 
@@ -224,3 +224,28 @@ def test_a_title_printed_on_the_labels_line_is_the_articles_title() -> None:
             in art23.text)
     [(cpeum, _)] = parsed(PDFS / "mx_ley_CPEUM_constitucion_politica.pdf")
     assert not [h.text for h in cpeum.headings if h.title]
+
+
+def test_a_preamble_without_a_heading_ends_where_the_document_enacts() -> None:
+    """Where the body starts is where the document says so. Durango's Acuerdo General 01/2021 numbers its recitals
+    PRIMERO–TERCERO under no CONSIDERANDO heading, then prints "A C U E R D O" letter-spaced before its points
+    PRIMERO–SÉPTIMO and "T R A N S I T O R I O S" before its transitory points (pp. 1, 12). The BOE's Orden
+    EFD/322/2024 ends its untitled preamble with "Por todo lo anterior, en su virtud, dispongo:" right before
+    "Artículo 1. Objeto." (p. 2). The recitals are preamble, the points and articles text, the transitory points
+    transitory; a law without such a formula keeps its body text (the Constitution's first article)."""
+    [(acuerdo, chunks)] = parsed(PDFS / "mx_durango_acuerdo_general_01-2021_judicatura.pdf")
+    kinds = {h.text: h.kind for h in acuerdo.headings}
+    assert kinds["ACUERDO"] is HeadingKind.part and kinds["TRANSITORIOS"] is HeadingKind.transitorios
+    recital = next(c for c in chunks if "Ante el aumento de casos de Coronavirus" in c.text)
+    point = next(c for c in chunks if "con un tiempo máximo de cinco minutos" in c.text)
+    repeal = next(c for c in chunks if "Se deja sin efectos el ACUERDO GENERAL 11/2020" in c.text)
+    assert (recital.role, point.role, repeal.role) == (ProvisionRole.preamble, ProvisionRole.text,
+                                                       ProvisionRole.transitory)
+    [(orden, chunks)] = parsed(PDFS / "boe_BOE-A-2024-7296_real_decreto_87pp.pdf")
+    motives = next(c for c in chunks if "En el proceso de elaboración de esta orden ha emitido dictamen" in c.text)
+    assert motives.role is ProvisionRole.preamble
+    assert all(c.role is ProvisionRole.text for c in chunks if c.article == "1")
+    annex = next(c for c in chunks if c.heading_path and c.heading_path[-1].startswith("ANEXO III"))
+    assert annex.role is ProvisionRole.text
+    [(cpeum, chunks)] = parsed(PDFS / "mx_ley_CPEUM_constitucion_politica.pdf")
+    assert next(c for c in chunks if c.article == "1").role is ProvisionRole.text
