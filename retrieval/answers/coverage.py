@@ -53,8 +53,13 @@ _WORD = re.compile(r"\w+")
 
 def _quoted(citation: Citation) -> str:
     """What a citation states: its quote, and where the quote stands ("Ley de Amparo, art. 17, párr. 1") — an answer
-    that says "según el artículo 17, …" is backed by the label as much as by the words."""
-    return f"{citation.label}\n{citation.cited_text}" if citation.label else citation.cited_text
+    that says "según el artículo 17, …" is backed by the label as much as by the words. Text outside any article (a
+    notice's points, an annex) stands under its document's whole title, which its sentences do not repeat
+    ("ACUERDO GENERAL 01/2021 … ante el brote de enfermedad por coronavirus (COVID-19)")."""
+    where = citation.label
+    if citation.article is None and citation.document_title and citation.document_title not in where:
+        where = f"{citation.document_title}\n{where}" if where else citation.document_title
+    return f"{where}\n{citation.cited_text}" if where else citation.cited_text
 
 
 def compute_coverage(content: list[TextSegment], question: str | None = None, embedder=None,

@@ -12,6 +12,11 @@ How it reads the sources (already re-ranked: retrieval.rerank):
   megalópolis…"), and with the one after it, which often names what it states ("En 1850 se fundó…" / "Fue la
   primera universidad…"): its lexical score is the largest of its own and `CONTEXT_WEIGHT` × either pair's, so a
   sentence that already says it all gains nothing from its neighbours.
+- A sentence is read whole with the title it stands under: its article's title ("Artículo 14. Periodo de prueba."),
+  and outside any article — a notice's or an acuerdo's numbered points, an annex — its document's title, which
+  those sentences never repeat ("… ante el brote de enfermedad por coronavirus (COVID-19)" over "…no se permita el
+  acceso de más de 5 usuarios…"). The document's title is read only with a sentence that holds more of the question
+  than the title itself does, so a question the title alone answers does not make every sentence equal.
 - The best sentence is cited, and others scoring at least `KEEP_RATIO` of it; a sentence right before or after a
   pick only needs `ADJACENT_RATIO` (the pick's own context, read as one passage).
 - A sentence that ends in ":" carries the enumeration it announces (fracciones I., II., incisos a), b)…) within
@@ -146,6 +151,8 @@ class ExtractiveAnswerer:
         total = sum(weight.values())
         matched = {id(c): term_matches(q_terms, terms) for c, terms in zip(cands, cand_terms)}
         titles: dict[str, dict[str, float]] = {}
+        named = {doc.doc_id: term_matches(q_terms, _document_terms(doc))
+                 for doc in {c.hit.document.doc_id: c.hit.document for c in cands}.values()}
         following = {id(c.previous): c for c in cands if c.previous is not None}
 
         def value(m: dict[str, float]) -> float:
@@ -165,6 +172,11 @@ class ExtractiveAnswerer:
                     held = max(held, CONTEXT_WEIGHT * value(_union(own, matched[id(neighbour)])))
             if titles[chunk_id]:  # the title is the article's own words: read whole with each of its sentences
                 held = max(held, value(_union(own, titles[chunk_id])))
+            # outside any article (a notice's points, an annex) the text stands under its document's title: read with
+            # each sentence that holds more of the question than the title does
+            doc_terms = named[cand.hit.document.doc_id]
+            if cand.hit.chunk.article is None and doc_terms and own.keys() - doc_terms.keys():
+                held = max(held, value(_union(_union(own, titles[chunk_id]), doc_terms)))
             lexical.append(held / total if total else 0.0)
             title_share.append(value(titles[chunk_id]) / total if total else 0.0)
         # a sentence sharing no term with the question (nor its article's title) scores 0 whatever its embedding:
@@ -251,6 +263,11 @@ def _provision(cand: Candidate) -> tuple:
 def _title_terms(hit: SearchHit) -> set[str]:
     title = article_title(hit.chunk)
     return content_terms(title) if title else set()
+
+
+def _document_terms(doc: DocumentInfo) -> set[str]:
+    """The content terms of a document's title and short title: what every sentence of it is about."""
+    return content_terms(" ".join(n for n in (doc.title, doc.short_title) if n))
 
 
 def _union(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
