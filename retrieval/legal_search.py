@@ -85,10 +85,13 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     merged = list(looked_up.values()) + [h for h in hits if h.chunk.chunk_id not in looked_up]
     opened: dict[tuple[str, str], int] = {}
     # openings cover a law's own body: not a named article (the lookup decides), not a question about reforms,
-    # transitory rules or dates (answered outside the body), not a topic an article title already names
+    # transitory rules or dates (answered outside the body), not a topic an article title already names,
+    # nor a question whose best match is a document that holds no article (a notice, an acuerdo of numbered
+    # points): openings rank articles, and cannot weigh text that has none
     names_article = any(ref.articles for ref, _ in refs)
     if (rerank and openings and index.settings.openings and not names_article
-            and not second_stage.asks_about_history(query) and not _titled(query, merged)):
+            and not second_stage.asks_about_history(query) and not _titled(query, merged)
+            and (not hits or index.openings.vectors(hits[0].chunk.doc_id)[0])):
         # a law the question names (or a document whose whole name it writes out): its articles only; a named law
         # that is not here: none (it is said to be absent)
         named = sorted({d for _, doc_ids in resolved for d in doc_ids}) or catalog.written_out(query)

@@ -11,6 +11,7 @@ import pytest
 from ingest.parse import parse_pdf
 from retrieval.answers import ask
 from retrieval.index import Index
+from retrieval.legal_search import legal_search
 from retrieval.settings import Settings
 from tests.conftest import pdf
 
@@ -51,3 +52,15 @@ def test_the_acuerdos_points_answer_and_its_title_is_what_they_stand_under(duran
     assert any(states in q for q in quotes), quotes
     assert not any("Ante el aumento de casos de Coronavirus" in q for q in quotes), quotes
     assert answer.coverage.relevant, answer.coverage
+
+
+def test_openings_do_not_outvote_a_best_match_that_holds_no_article(durango):
+    """The law's article openings rank its articles; they cannot weigh the acuerdo's points, which are no articles.
+    Asked about the acuerdo, whose text the search matches best, the candidates stay the acuerdo's: the Ley del
+    Periódico Oficial's arts. 7, 21, 32 and 35 (on publishing the gazette) no longer join and outrank its points."""
+    index, _ = durango
+    question = ("¿Con qué temperatura corporal se impide la entrada a los edificios del Poder Judicial de Durango "
+                "durante la pandemia de COVID-19?")
+    result = legal_search(index, question, k=8, openings=True)
+    assert [h.via for h in result.hits] == ["search"] * 8
+    assert {h.document.doc_type.value for h in result.hits} == {"ACUERDO"}
