@@ -151,8 +151,8 @@ class ExtractiveAnswerer:
         total = sum(weight.values())
         matched = {id(c): term_matches(q_terms, terms) for c, terms in zip(cands, cand_terms)}
         titles: dict[str, dict[str, float]] = {}
-        named = {doc.doc_id: term_matches(q_terms, _document_terms(doc))
-                 for doc in {c.hit.document.doc_id: c.hit.document for c in cands}.values()}
+        doc_titles = {doc.doc_id: term_matches(q_terms, _document_terms(doc))
+                      for doc in {c.hit.document.doc_id: c.hit.document for c in cands}.values()}
         following = {id(c.previous): c for c in cands if c.previous is not None}
 
         def value(m: dict[str, float]) -> float:
@@ -174,7 +174,7 @@ class ExtractiveAnswerer:
                 held = max(held, value(_union(own, titles[chunk_id])))
             # outside any article (a notice's points, an annex) the text stands under its document's title: read with
             # each sentence that holds more of the question than the title does
-            doc_terms = named[cand.hit.document.doc_id]
+            doc_terms = doc_titles[cand.hit.document.doc_id]
             if cand.hit.chunk.article is None and doc_terms and own.keys() - doc_terms.keys():
                 held = max(held, value(_union(_union(own, titles[chunk_id]), doc_terms)))
             lexical.append(held / total if total else 0.0)
