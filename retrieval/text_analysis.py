@@ -190,3 +190,26 @@ _QUESTION_TERMS = frozenset(analyze("qué cuál cuáles cuándo cuánto cuánta 
 def content_terms(text: str) -> set[str]:
     """The analyzer's terms (folded, stemmed, stopwords out) minus question words: what a question asks about."""
     return set(analyze(text)) - _QUESTION_TERMS
+
+
+_KIND = re.compile(r"\b(\w+)\s+de\s+(?=(\w+))", re.IGNORECASE)  # a kind may have kinds: "juicio de amparo de…"
+_COUNT = re.compile(r"(?:\d.*|uno?|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|trece|catorce|quince|"
+                    r"dieci\w+|veint\w+|treinta|cuarenta|cincuenta|sesenta|setenta|ochenta|noventa|cien(?:to)?|"
+                    r"\w+cientos|mil|millon(?:es)?)", re.IGNORECASE)
+
+
+def kinds(text: str) -> dict[str, set[str]]:
+    """The kinds the text names its nouns by: term → the terms that name its kinds. A noun followed by "de" and a
+    noun with no article between names a kind of it ("recurso de reclamación", "juicio de amparo", "derecho de
+    separación"); with an article it tells whose ("el recurso de la parte", "del Periódico"), and a count tells how
+    many ("plazo de quince días"): neither is a kind. A kind listed after another ("drogas tóxicas … o de bebidas
+    alcohólicas") has no noun of its own: it is kept under ""."""
+    languages = detect_languages(text)
+    out: dict[str, set[str]] = {}
+    for match in _KIND.finditer(text):
+        if _COUNT.fullmatch(normalize(match.group(2))):
+            continue
+        head, kind = (analyze(word, languages) for word in match.groups())
+        if len(head) <= 1 and len(kind) == 1:
+            out.setdefault(head[0] if head else "", set()).add(kind[0])
+    return out

@@ -17,6 +17,10 @@ How it reads the sources (already re-ranked: retrieval.rerank):
   those sentences never repeat ("… ante el brote de enfermedad por coronavirus (COVID-19)" over "…no se permita el
   acceso de más de 5 usuarios…"). The document's title is read only with a sentence that holds more of the question
   than the title itself does, so a question the title alone answers does not make every sentence equal.
+- A noun the question names a kind of ("el recurso de reclamación", "los días de vacaciones": `text_analysis.kinds`)
+  is not matched by a sentence that names it only as other kinds ("El recurso de inconformidad procede contra la
+  resolución que:", "Por cada seis días de trabajo…"): that sentence speaks of another remedy, another period, and
+  its words "recurso", "días" are not the question's (`_other_kinds`).
 - The best sentence is cited, and others scoring at least `KEEP_RATIO` of it; a sentence right before or after a
   pick only needs `ADJACENT_RATIO` (the pick's own context, read as one passage).
 - A sentence that ends in ":" carries the enumeration it announces (fracciones I., II., incisos a), b)…) within
@@ -44,7 +48,7 @@ from retrieval.answers.base import Draft, DraftEvent, claim, replay, sentences_o
 from retrieval.answers.models import TextSegment
 from retrieval.models import SearchHit
 from retrieval.rerank import ROLE_WEIGHTS, article_title, asks_about_history, term_matches
-from retrieval.text_analysis import content_terms
+from retrieval.text_analysis import content_terms, kinds
 
 NOT_FOUND = "No encontré en los documentos recuperados información que responda a esta pregunta."
 MAX_SENTENCES = 3
@@ -149,19 +153,23 @@ class ExtractiveAnswerer:
         df = {t: sum(t in terms for terms in cand_terms) for t in q_terms}
         weight = {t: IDF_FLOOR + math.log(1 + len(cands) / (1 + df[t])) for t in q_terms}
         total = sum(weight.values())
-        matched = {id(c): term_matches(q_terms, terms) for c, terms in zip(cands, cand_terms)}
+        asked_kinds = {t: k for t, k in kinds(topic(question, names)).items() if t in q_terms}
+        # a noun the question names a kind of, which a sentence names as another kind only, is not the question's
+        # noun there, nor in its title or neighbours read with it
+        other_kind = {id(c): _other_kinds(asked_kinds, c.text) for c in cands}
+        matched = {id(c): term_matches(q_terms - other_kind[id(c)], terms) for c, terms in zip(cands, cand_terms)}
         titles: dict[str, dict[str, float]] = {}
         doc_titles = {doc.doc_id: term_matches(q_terms, _document_terms(doc))
                       for doc in {c.hit.document.doc_id: c.hit.document for c in cands}.values()}
         following = {id(c.previous): c for c in cands if c.previous is not None}
 
-        def value(m: dict[str, float]) -> float:
-            return sum(weight[t] * credit for t, credit in m.items())
+        def value(m: dict[str, float], other: set[str] = frozenset()) -> float:
+            return sum(weight[t] * credit for t, credit in m.items() if t not in other)
 
         lexical: list[float] = []
         title_share: list[float] = []
         for cand in cands:
-            own = matched[id(cand)]
+            own, other = matched[id(cand)], other_kind[id(cand)]
             held = value(own)
             # read with its neighbours, and with its article's title ("Artículo 14. Periodo de prueba.")
             chunk_id = cand.hit.chunk.chunk_id
@@ -169,16 +177,16 @@ class ExtractiveAnswerer:
                 titles[chunk_id] = term_matches(q_terms, _title_terms(cand.hit))
             for neighbour in (cand.previous, following.get(id(cand))):
                 if neighbour is not None and matched[id(neighbour)]:
-                    held = max(held, CONTEXT_WEIGHT * value(_union(own, matched[id(neighbour)])))
+                    held = max(held, CONTEXT_WEIGHT * value(_union(own, matched[id(neighbour)]), other))
             if titles[chunk_id]:  # the title is the article's own words: read whole with each of its sentences
-                held = max(held, value(_union(own, titles[chunk_id])))
+                held = max(held, value(_union(own, titles[chunk_id]), other))
             # outside any article (a notice's points, an annex) the text stands under its document's title: read with
             # each sentence that holds more of the question than the title does
             doc_terms = doc_titles[cand.hit.document.doc_id]
             if cand.hit.chunk.article is None and doc_terms and own.keys() - doc_terms.keys():
-                held = max(held, value(_union(_union(own, titles[chunk_id]), doc_terms)))
+                held = max(held, value(_union(_union(own, titles[chunk_id]), doc_terms), other))
             lexical.append(held / total if total else 0.0)
-            title_share.append(value(titles[chunk_id]) / total if total else 0.0)
+            title_share.append(value(titles[chunk_id], other) / total if total else 0.0)
         # a sentence sharing no term with the question (nor its article's title) scores 0 whatever its embedding:
         # only the others are embedded
         matching = [c for c, lex in zip(cands, lexical) if lex]
@@ -268,6 +276,21 @@ def _title_terms(hit: SearchHit) -> set[str]:
 def _document_terms(doc: DocumentInfo) -> set[str]:
     """The content terms of a document's title and short title: what every sentence of it is about."""
     return content_terms(" ".join(n for n in (doc.title, doc.short_title) if n))
+
+
+def _other_kinds(asked: dict[str, set[str]], text: str) -> set[str]:
+    """The nouns the question names a kind of (`asked`: `text_analysis.kinds`) that a sentence names as another
+    kind only: asked about the "recurso de reclamación", "El recurso de inconformidad procede…" speaks of another
+    remedy, and its "recurso" is not the question's. A sentence that names the asked kind anywhere may list it among
+    others ("bajo la influencia de drogas tóxicas … o de bebidas alcohólicas") and is not read so; the kind's word
+    in another use ("el acto reclamado") does not name it."""
+    if not asked:
+        return set()
+    named = kinds(text)
+    if not named.keys() & asked.keys():
+        return set()
+    listed = set().union(*named.values())
+    return {t for t, wanted in asked.items() if t in named and not listed & wanted}
 
 
 def _union(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:

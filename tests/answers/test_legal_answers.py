@@ -1,5 +1,6 @@
-"""Answers that answer, on the real Constitution and Ley de Amparo: the named article is looked up and quoted first, an enumeration comes with the sentence that announces it, amendment notes
-are never quoted, and labels name the law and the article."""
+"""Answers that answer, on the real Constitution and Ley de Amparo: the named article is looked up and quoted first,
+an enumeration comes with the sentence that announces it, amendment notes are never quoted, labels name the law and
+the article, and a remedy the question names is not answered with another."""
 
 from __future__ import annotations
 
@@ -115,7 +116,8 @@ def test_reform_decrees_rank_below_the_text_in_force(index):
 
 
 def test_a_free_form_question_opens_with_the_article_that_answers_it(index):
-    # issue 22: the requirements for President (art. 82, "Para ser Presidente se requiere:"), not the senators' (art. 58)
+    # issue 22: the requirements for President (art. 82, "Para ser Presidente se requiere:"), not the senators'
+    # (art. 58)
     answer = ask(index, "¿Qué se requiere para ser Presidente?", answerer="extractive")
     first = citations(answer)[0]
     assert first.article == "82" and squash(first.cited_text).startswith("Para ser Presidente se requiere:")
@@ -131,3 +133,19 @@ def test_no_heading_line_is_quoted(index):
             hit = answer.sources[c.source_index]
             assert hit.chunk.role.value != "index"
             assert not any(squash(c.cited_text) == squash(h) for h in hit.chunk.heading_path), c.cited_text
+
+
+REMEDY = re.compile(r"\brecurso de (revisión|queja|reclamación|inconformidad)\b", re.I)
+
+
+@pytest.mark.parametrize("question", ["¿Contra qué resoluciones procede el recurso de reclamación?",
+                                      "¿En qué plazo se interpone el recurso de reclamación?"])
+def test_a_remedy_the_question_names_is_not_answered_with_another(index, question):
+    """The Ley de Amparo has four remedies, each a "recurso de …". A sentence on another one ("El recurso de
+    inconformidad procede contra la resolución que:", art. 201; "El plazo para la interposición del recurso de queja
+    es de cinco días", art. 98) shares the question's words but not its subject, and is not quoted (issue 25; the
+    benchmark over every shared PDF: docs/benchmarks.md, "A kind the question names")."""
+    answer = ask(index, question, answerer="extractive")
+    for c in citations(answer):
+        named = {m.lower() for m in REMEDY.findall(c.cited_text)}
+        assert not named or "reclamación" in named, (c.label, c.cited_text[:80])
