@@ -1,6 +1,6 @@
 """Fresh questions a lawyer would ask, over every shared PDF and law (issue 25): right answers, and flags.
 
-`fresh_questions.tsv` holds 174 questions written for issue 25 with the answer noted before they were asked, none
+`fresh_questions.tsv` holds 198 questions written for issue 25 with the answer noted before they were asked, none
 taken from an evaluation set: `laws` (30 on the CPEUM, the Ley de Amparo, Spain's Código Penal, the LSC and the
 LEC), `country` (10 that name a country, four about laws the index does not hold), `notices` (12 on gazette
 notices, rulings and the Universal Declaration by their titles), `laws_b` (24 more on the same five laws, written
@@ -11,11 +11,16 @@ five laws, written the same way on 2026-11-28), `laws_e` (18 on laws no rule was
 Reglamento of arts. 121-122 of the Ley Federal del Trabajo, written once that day's code was final) and `laws_g` (24
 on texts no question had touched: the BOE's Orden EFD/322/2024 and its annexes, Durango's Acuerdo General 01/2021,
 more of the GDPR and the Ley de Amparo; written by a helper that read only the PDFs, never the code or an
-answer). `expected` is `LAW:ARTICLE` (right when a verified citation of that law is that article), `doc:TITLE WORDS`
-(right when the first citation's document title holds them), `doc:TITLE WORDS|WORDS OF THE ANSWER` (and a cited
-span states those words: a text without articles is answered by the passage, not by the document) or `none` (no
-indexed text answers it: right only when the answer says it found nothing). Each answer is the product's `ask`
-(extractive, k 8) over `--home`; a flagged answer is one whose coverage says `relevant: false`.
+answer), and `laws_h` (24 written the same way on the texts no question had touched yet: a NOM's first chapter, a
+Colombian ANLA auto, a Chilean Supreme Court judgment, the DOF edition of 2024-12-15, a Federal Register proposed rule,
+a labour tribunal's bulletin, more of the Orden). `expected` is `LAW:ARTICLE` (right when a verified citation of that
+law is that article), `file:PDF|WORDS` (the first citation's document was ingested from that PDF and a cited span
+states WORDS: a text whose printed title is no name to key on, as a NOM chapter's "DISPOSICIONES GENERALES"),
+`doc:TITLE WORDS` (right when the first citation's document title holds them), `doc:TITLE WORDS|WORDS OF THE
+ANSWER` (and a cited span states those words: a text without articles is answered by the passage, not by the
+document) or `none` (no indexed text answers it: right only when the answer says it found nothing). Each answer
+is the product's `ask` (extractive, k 8) over `--home`; a flagged answer is one whose coverage says `relevant:
+false`.
 
     .venv/bin/python benchmarks/fresh_questions.py --home H          # H: an index of ../shared/data/pdfs + data/laws
     .venv/bin/python benchmarks/fresh_questions.py --home H --json
@@ -40,12 +45,16 @@ LAWS = {"CPEUM": "Constitución Política de los Estados Unidos Mexicanos", "Amp
         "RLFT": "Reglamento de los Artículos 121 y 122", "ORDEN": "Orden EFD/322/2024"}
 
 
-def right(expected: str, answer, titles: dict[str, str]) -> bool:
+def right(expected: str, answer, titles: dict[str, str], files: dict[str, str]) -> bool:
     from ingest.headings import fold
 
     cited = [c for seg in answer.content for c in seg.citations if c.verified]
     if expected == "none":
         return not answer.found
+    if expected.startswith("file:"):
+        name, _, states = expected[5:].partition("|")
+        return (bool(cited) and files[cited[0].doc_id] == name
+                and any(fold(states) in fold(c.cited_text) for c in cited))
     if expected.startswith("doc:"):
         title, _, states = expected[4:].partition("|")
         return (bool(cited) and title in titles[cited[0].doc_id]
@@ -69,13 +78,15 @@ def main() -> None:
     settings = Settings(home=args.home, answerer="extractive", judge="offline", _env_file=None)
     rows = []
     with Index.open(settings) as index:
-        titles = {d.doc_id: f"{d.short_title or ''} {d.title}" for d in index.document_infos()}
+        infos = index.document_infos()
+        titles = {d.doc_id: f"{d.short_title or ''} {d.title}" for d in infos}
+        files = {d.doc_id: Path(d.source_path or "").name for d in infos}
         for q in questions:
             answer = ask(index, q["question"], k=8, settings=settings)
             cited = [c for seg in answer.content for c in seg.citations if c.verified]
-            rows.append({**q, "right": right(q["expected"], answer, titles), "flagged": not answer.coverage.relevant,
-                         "relevance": answer.coverage.relevance, "found": answer.found,
-                         "cited": [c.label for c in cited][:3]})
+            rows.append({**q, "right": right(q["expected"], answer, titles, files),
+                         "flagged": not answer.coverage.relevant, "relevance": answer.coverage.relevance,
+                         "found": answer.found, "cited": [c.label for c in cited][:3]})
     table = {}
     for name in dict.fromkeys(r["set"] for r in rows):
         part = [r for r in rows if r["set"] == name]

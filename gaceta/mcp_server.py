@@ -88,8 +88,9 @@ class SearchHit(BaseModel):
     start: int
     end: int
     notes: list[str] = Field([], description="Amendment notes printed in the passage.")
-    via: str = Field("search", description="\"reference\": a provision the query names, looked up; \"search\" "
-                     "otherwise.")
+    via: str = Field("search", description="\"reference\": a provision the query names, looked up; \"identifier\": "
+                     "a passage holding a number the query names an entry by (\"el juicio 5929/20\"); \"opening\": "
+                     "an article whose opening answers the query; \"search\" otherwise.")
     link: str = Field(description="The page view that shows the passage highlighted on its first PDF page "
                       "(relative to the `gaceta serve` address when no server runs).")
 

@@ -17,7 +17,7 @@ from retrieval import rerank as second_stage
 from retrieval.index import DEFAULT_PREFETCH, Index, Search
 from retrieval.law_lookup import CONTEXT_DOCS, LawCatalog, names_a_law, report, understood
 from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode, SearchResult
-from retrieval.text_analysis import content_terms
+from retrieval.text_analysis import analyze, content_terms, identifiers
 
 MAX_PROVISION_CHUNKS = 12  # chunks of named articles a result may lead with
 OPENED = 30  # articles ranked by their openings for a question that names none (the reranker's `opening` feature)
@@ -83,13 +83,15 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     search_ranks = {h.chunk.chunk_id: h.rank for h in hits}
     # a search hit the lookup also found is the looked-up one (via "reference")
     merged = list(looked_up.values()) + [h for h in hits if h.chunk.chunk_id not in looked_up]
+    merged = _identified(query, [(r.start, r.end) for r, _ in refs] + catalog.name_spans(query), merged)
     opened: dict[tuple[str, str], int] = {}
-    # openings cover a law's own body: not a named article (the lookup decides), not a question about reforms,
-    # transitory rules or dates (answered outside the body), not a topic an article title already names,
-    # nor a question whose best match is a document that holds no article (a notice, an acuerdo of numbered
-    # points): openings rank articles, and cannot weigh text that has none
+    # openings cover a law's own body: not a named article (the lookup decides) nor an entry named by its number
+    # (the hits holding it), not a question about reforms, transitory rules or dates (answered outside the body),
+    # not a topic an article title already names, nor a question whose best match is a document that holds no
+    # article (a notice, an acuerdo of numbered points): openings rank articles, and cannot weigh text that has none
     names_article = any(ref.articles for ref, _ in refs)
-    if (rerank and openings and index.settings.openings and not names_article
+    names_entry = any(h.via == "identifier" for h in merged)
+    if (rerank and openings and index.settings.openings and not names_article and not names_entry
             and not second_stage.asks_about_history(query) and not _titled(query, merged)
             and (not hits or index.openings.vectors(hits[0].chunk.doc_id)[0])):
         # a law the question names (or a document whose whole name it writes out): its articles only; a named law
@@ -113,6 +115,19 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
         hit.versioned = hit.document.law_id in versioned
         hit.label = labels.label(hit.document, hit.chunk, versioned=hit.versioned)
     return SearchResult(query=query, hits=ranked, references=reports, country=first.country)
+
+
+def _identified(query: str, names: list[tuple[int, int]], hits: list[SearchHit]) -> list[SearchHit]:
+    """`hits`, those whose text holds a number the question names one entry by (`text_analysis.identifiers`: "el
+    juicio 5929/20", "Rol 161.630-2023") marked via "identifier": the question names that entry, as it names an
+    article, and the reranker weighs it so. A number inside a reference or a document's name (`names`: "Orden
+    EFD/322/2024", "Acuerdo General 01/2021") names that document, which the lookup resolves."""
+    outside = "".join(" " if any(lo <= i < hi for lo, hi in names) else ch for i, ch in enumerate(query))
+    codes = identifiers(outside)
+    if not codes:
+        return hits
+    return [h.model_copy(update={"via": "identifier"}) if h.via == "search" and codes & set(analyze(h.chunk.text))
+            else h for h in hits]
 
 
 def _titled(query: str, hits: list[SearchHit]) -> bool:

@@ -8,8 +8,9 @@ A hit's score is a readable sum of features, scaled by the legal role of its tex
              FUSED_K + 1, a slow decay so the first stage still orders the tail (0 for a hit only the lookup found);
 - `law`      the hit's document is a law the query names or, naming none, whose subject it speaks of ("¿Cuál es el
              objeto del juicio de amparo?": the Ley de Amparo; `LawCatalog.topic_laws`);
-- `reference` the hit lies in an article the query names, as the lookup found it (`via` "reference") — worth more
-             than any similarity, so a named provision comes first;
+- `reference` the hit lies in an article the query names, as the lookup found it (`via` "reference"), or holds a
+             number the query names an entry by ("el juicio 5929/20": `via` "identifier") — worth more than any
+             similarity, so a named provision comes first;
 - `cross`    (only with GACETA_RERANK_MODEL set) the configured cross-encoder's score of query and chunk text
              (`retrieval.cross_encoder`);
 - the role weight puts the text in force above the preamble, transitory articles, reform decrees appended to a
@@ -51,6 +52,7 @@ FORM_SHARE = 0.7  # (requisit/requier, suspension/suspend: Snowball keeps a word
 FORM_WEIGHT = 0.5  # a query term met only in another form of its word counts this share of a match
 TITLED = 0.5  # an article title holding half a question's terms, and nothing else, names its topic (`names_topic`)
 CANDIDATES = 30  # first-stage hits the reranker sees
+NAMED_VIA = ("reference", "identifier")  # a hit in what the question names: an article looked up, a code it holds
 FUSED_K = 10
 
 # A query about reforms, transitory rules, dates of entry into force or repeal asks for those roles too.
@@ -160,7 +162,7 @@ def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[Leg
         features = {
             "fused": FUSED_K / (FUSED_K - 1 + rank) if rank else 0.0,
             "law": float(hit.chunk.doc_id in named_docs),
-            "reference": float(hit.via == "reference"),
+            "reference": float(hit.via in NAMED_VIA),
             "role": 1.0 if flat_roles else ROLE_WEIGHTS.get(hit.chunk.role, 1.0),
             "title": title_share(q_terms, hit.chunk),
         }

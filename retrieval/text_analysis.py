@@ -213,3 +213,18 @@ def kinds(text: str) -> dict[str, set[str]]:
         if len(head) <= 1 and len(kind) == 1:
             out.setdefault(head[0] if head else "", set()).add(kind[0])
     return out
+
+
+# A number a text names one entry by: numbers joined by "-", "/" or "." ("el juicio 5929/20", "Rol 161.630-2023",
+# the section "110-26"); not a quantity ("1.500", "2.5"), a date ("15/12/2024") nor a span of years ("2024-2025").
+# A name that holds a number ("COVID-19", "G-20") names a thing many entries speak of, not one entry.
+_ENTRY_NUMBER = re.compile(r"\d+(?:[-/.]\d+)+")
+_QUANTITY = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?|\d+[.,]\d+")
+_DATE_CODE = re.compile(r"\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}|\d{4}[-/]\d{4}")
+
+
+def identifiers(text: str) -> set[str]:
+    """The numbers `text` names single entries by, as the analyzer keeps them whole: a case file ("el juicio
+    5929/20", "expediente 2433/18"), a court roll ("Rol 161.630-2023"), a numbered section ("110-26")."""
+    return {token for token in (t.rstrip(".") for t in _TOKEN.findall(text))
+            if _ENTRY_NUMBER.fullmatch(token) and not _QUANTITY.fullmatch(token) and not _DATE_CODE.fullmatch(token)}

@@ -285,8 +285,9 @@ class Hit(BaseModel):
     score: float
     rank: int = Field(ge=1)
     label: str = Field("", description="As a lawyer cites it: \"Ley de Amparo, art. 17, p. 9\".")
-    via: str = Field("search", description="\"search\" (hybrid/dense/bm25) or \"reference\" (a reference the query "
-                     "names, looked up).")
+    via: str = Field("search", description="\"search\" (hybrid/dense/bm25), \"reference\" (a reference the query "
+                     "names, looked up), \"identifier\" (a search hit holding a number the query names an entry "
+                     "by: \"el juicio 5929/20\") or \"opening\" (an article whose opening answers the query).")
     features: dict[str, float] = Field({}, description="The reranker's features and score, when it ran.")
 
     @classmethod

@@ -1,6 +1,7 @@
-"""Answers that answer, on the real Constitution and Ley de Amparo: the named article is looked up and quoted first,
-an enumeration comes with the sentence that announces it, amendment notes are never quoted, labels name the law and
-the article, and a remedy the question names is not answered with another."""
+"""Answers that answer, on the real Constitution and Ley de Amparo (and a labour tribunal's bulletin beside them): the
+named article is looked up and quoted first, an enumeration comes with the sentence that announces it, amendment notes
+are never quoted, labels name the law and the article, a remedy the question names is not answered with another, and
+a case file the question names by its number is answered from the entry that holds it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from tests.index_fixtures import build_index
 
 CPEUM = "mx_ley_CPEUM_constitucion_politica.pdf"
 AMPARO = "mx_ley_de_amparo.pdf"
+BULLETIN = "mx_tfca_boletin_laboral_2021-10-01.pdf"  # the labour tribunal's daily list of agreements, by case file
 DEMO = "¿Qué dispone el artículo 27 de la Constitución sobre la propiedad de las tierras y aguas?"
 ART27_P1 = ("La propiedad de las tierras y aguas comprendidas dentro de los límites del territorio nacional, "
             "corresponde originariamente a la Nación")
@@ -22,7 +24,7 @@ NOTE = re.compile(r"\b(?:reformad|adicionad|derogad)[oa]s?\s+DOF\s+\d{2}-\d{2}-\
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
-    index = build_index(tmp_path_factory.mktemp("laws"), [CPEUM, AMPARO])
+    index = build_index(tmp_path_factory.mktemp("laws"), [CPEUM, AMPARO, BULLETIN])
     yield index
     index.close()
 
@@ -149,3 +151,18 @@ def test_a_remedy_the_question_names_is_not_answered_with_another(index, questio
     for c in citations(answer):
         named = {m.lower() for m in REMEDY.findall(c.cited_text)}
         assert not named or "reclamación" in named, (c.label, c.cited_text[:80])
+
+
+def test_a_case_file_named_by_its_number_is_answered_from_its_entry(index):
+    """The bulletin lists each day's agreements by case file ("| 5929/20 | … | MARTINEZ BRAVO MARCOS | … | SE SEÑALA
+    FECHA DE AUDIENCIA …"). Asked by its number, the answer is that entry, not the Constitution's art. 107 on
+    amparo in civil matters, which the question's many other words are closer to (issue 25; docs/benchmarks.md, "A
+    number the question names an entry by")."""
+    question = ("¿Para qué día se señaló la audiencia en el juicio 5929/20 de Marcos Martínez Bravo contra la Comisión "
+                "Reguladora de Energía ante el Tribunal Federal de Conciliación y Arbitraje?")
+    result = legal_search(index, question, k=8, openings=True)
+    assert result.hits[0].via == "identifier" and "5929/20" in result.hits[0].chunk.text
+    answer = ask(index, question, answerer="extractive")
+    first = citations(answer)[0]
+    assert first.verified and source_file(answer, first).endswith(BULLETIN)
+    assert "5929/20" in first.cited_text and "29-OCT-21" in first.cited_text

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from retrieval.text_analysis import analyze, detect_languages
+from retrieval.text_analysis import analyze, detect_languages, identifiers
 
 
 @pytest.fixture(scope="module")
@@ -107,3 +107,12 @@ def test_a_question_finds_the_code_it_names(code_chunks):
     question = set(analyze("What happens in the `run_target` method of the DiffExecutor?"))
     assert {"run_target", "run", "target", "diffexecutor", "diff", "executor"} <= question
     assert question - {"happen", "method"} <= set(analyze(code_chunks[0]))
+
+
+def test_a_number_that_names_one_entry_is_an_identifier_and_a_quantity_date_or_name_is_not():
+    """A case file, a court roll, a numbered section name one entry; an amount, a date, a span of years and a
+    disease's name ("COVID-19") do not (`legal_search` marks the hits holding an identifier as the entry asked for)."""
+    assert identifiers("¿Qué se acordó en el juicio 5929/20 y en el expediente 2433/18?") == {"5929/20", "2433/18"}
+    assert identifiers("la causa Rol 161.630-2023, la sección 110-26.") == {"161.630-2023", "110-26"}
+    assert identifiers("multa de 1.500 euros, 2.5 metros, el 15/12/2024, la elección 2024-2025, el COVID-19") == set()
+    assert all(code in analyze(f"| {code} | MARTINEZ BRAVO") for code in ("5929/20", "161.630-2023"))
