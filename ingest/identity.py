@@ -7,7 +7,9 @@ their layout (bold, size, caps), the headings the classifier found, and what the
 body, title). Families, tried in order: an edition's front matter, a DOF edition document, a consolidated law or
 code, a BOE disposition, a Latin-American numbered act (LEY 99 DE 1993, RESOLUCIÓN No. 03874, ACUERDO No. 001),
 a court decision, and anything else (a sensible title from the first page: never a section label, a transitory
-decree found deep inside, an index line or OCR noise).
+decree found deep inside, an index line or OCR noise; a Federal Register document's subject, printed above
+"AGENCY:", not the Register's section name; a document every page of which is a ruled table, named by its first
+rows).
 """
 
 from __future__ import annotations
@@ -555,9 +557,29 @@ _SELF_REF = [
 ]
 
 
+# A Federal Register document prints its subject right above "AGENCY:", under its CFR part, docket and RIN lines
+# ("RIN 2120–AA64" / "Airworthiness Directives; The Boeing Company Airplanes" / "AGENCY: Federal Aviation
+# Administration (FAA), DOT." / "ACTION: Notice of proposed rulemaking"): the section name above them ("Proposed
+# Rules", "Rules and Regulations") is the gazette's, not the document's.
+_REGISTER_HEAD = re.compile(r"^(?:RIN\s|\[|\d+\s+CFR\b|Billing\s+Code\b)|\]$")
+
+
+def _register_subject(ev: Evidence) -> str | None:
+    lines = [ln.text.strip() for ln in ev.lines[:80] if ln.text.strip()]
+    at = next((i for i, text in enumerate(lines) if text.startswith("AGENCY:")), None)
+    if at is None or not any(text.startswith("ACTION:") for text in lines[at + 1:at + 6]):
+        return None
+    block: list[str] = []
+    for text in reversed(lines[:at]):
+        if _REGISTER_HEAD.search(text) or sum(map(len, block)) > MAX_TITLE_CHARS:
+            break
+        block.insert(0, text)
+    return _clean(" ".join(block)) if block else None
+
+
 def _generic(ev: Evidence) -> Identity:
-    title = None
-    for h in ev.headings[:8]:  # a title heading on the first page, never a reform decree found deeper
+    title = _register_subject(ev)
+    for h in ([] if title else ev.headings[:8]):  # a title heading on the first page, never a reform decree deeper
         if h.kind == TITLE and _acceptable_title(h.label) and not (_REFORM.search(h.label) and ev.headings.index(h) > 3):
             title = h.label
             break

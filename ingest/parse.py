@@ -198,6 +198,9 @@ def _classify(flat: list[tuple[int, Line | TableBlock]], ctx: Context) -> list[I
     return items
 
 
+TABLE_TOP_ROWS = 6  # a table-only document's rows read as its first page's top rows (title, volume, date, number)
+
+
 def _evidence(d: DocumentItems, flat_lines: list[Line], where: dict[int, int], headers: RunningHeaders,
               dof: bool, edition: str | None, source_name: str = "") -> Evidence:
     """What identity reads for one document: its first and last lines (with layout), headings and headers."""
@@ -208,11 +211,16 @@ def _evidence(d: DocumentItems, flat_lines: list[Line], where: dict[int, int], h
     lo, hi = (min(starts), max(ends) + 1) if starts and ends else (0, 0)
     first_page = own[0].page if own else (d.items[0].page if d.items else 1)
     page_headers = headers.page_texts.get(first_page) or headers.page_texts.get(first_page + 1, [])
+    top = headers.tops.get(first_page, [])
+    if hi == lo and not top:  # every page a table (a bulletin framed by rules): its first rows are its top rows
+        first = next((it.table for it in d.items if it.table is not None), None)
+        top = [" ".join(c.strip() for c in row if c.strip()) for row in (first.rows[:TABLE_TOP_ROWS] if first else [])]
+        top = [t for t in top if t]
     return Evidence(
         lines=flat_lines[lo:min(hi, lo + 120)],
         headings=[it.heading for it in d.items if it.heading is not None and not it.synthetic],
         tail=" ".join(ln.text.strip() for ln in flat_lines[max(lo, hi - 60):hi]),
-        headers=headers.texts, page_headers=page_headers, top=headers.tops.get(first_page, []),
+        headers=headers.texts, page_headers=page_headers, top=top,
         front_matter=d.front_matter, edition_title=d.title, edition_body=d.body or d.poder, dof=dof,
         dof_date=headers.date if dof else None, dof_section=headers.section if dof else None,
         dof_edition=edition, source_name=source_name,

@@ -166,6 +166,26 @@ def test_a_one_megabyte_first_line_gives_a_bounded_title(tmp_path: Path) -> None
     assert len(legal.short_title or "") <= MAX_TITLE_CHARS and len(legal.label) <= MAX_TITLE_CHARS
 
 
+def test_a_federal_register_document_is_named_by_its_subject_not_the_section() -> None:
+    """The Register prints its section atop the page ("Proposed Rules"), then the agency, the CFR part, the docket and
+    RIN lines and the document's subject right above "AGENCY:": that subject is its name."""
+    from tests.ingest.parsed_cache import parsed
+
+    (doc,) = parsed("us_federal_register_2020-17221.pdf").documents
+    assert doc.title == "Airworthiness Directives; The Boeing Company Airplanes"
+
+
+def test_a_bulletin_whose_pages_are_ruled_tables_is_named_by_its_first_rows() -> None:
+    """The labour tribunal's bulletin frames every page with rules, so each page, its cover too, reads as one table;
+    its first rows print the name and the date ("BOLETÍN LABORAL BUROCRÁTICO" / "Ciudad de México a 1 de Octubre de
+    2021."), not its file name."""
+    from tests.ingest.parsed_cache import parsed
+
+    (doc,) = parsed("mx_tfca_boletin_laboral_2021-10-01.pdf").documents
+    assert doc.title == "BOLETÍN LABORAL BUROCRÁTICO"
+    assert doc.info().publication_date.isoformat() == "2021-10-01"
+
+
 LAWS_TRUTH = Path(__file__).resolve().parents[1] / "data" / "identity_truth_laws.tsv"
 
 
