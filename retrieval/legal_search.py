@@ -83,7 +83,7 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     search_ranks = {h.chunk.chunk_id: h.rank for h in hits}
     # a search hit the lookup also found is the looked-up one (via "reference")
     merged = list(looked_up.values()) + [h for h in hits if h.chunk.chunk_id not in looked_up]
-    merged = _identified(query, [(r.start, r.end) for r, _ in refs] + catalog.name_spans(query), merged)
+    merged = _identified(query, refs, catalog, merged)
     opened: dict[tuple[str, str], int] = {}
     # openings cover a law's own body: not a named article (the lookup decides) nor an entry named by its number
     # (the hits holding it), not a question about reforms, transitory rules or dates (answered outside the body),
@@ -117,13 +117,17 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     return SearchResult(query=query, hits=ranked, references=reports, country=first.country)
 
 
-def _identified(query: str, names: list[tuple[int, int]], hits: list[SearchHit]) -> list[SearchHit]:
+def _identified(query: str, refs: list[tuple[LegalReference, list]], catalog: LawCatalog,
+                hits: list[SearchHit]) -> list[SearchHit]:
     """`hits`, those whose text holds a number the question names one entry by (`text_analysis.identifiers`: "el
     juicio 5929/20", "Rol 161.630-2023") marked via "identifier": the question names that entry, as it names an
-    article, and the reranker weighs it so. A number inside a reference or a document's name (`names`: "Orden
-    EFD/322/2024", "Acuerdo General 01/2021") names that document, which the lookup resolves."""
-    outside = "".join(" " if any(lo <= i < hi for lo, hi in names) else ch for i, ch in enumerate(query))
-    codes = identifiers(outside)
+    article, and the reranker weighs it so. A number inside a reference (`refs`) or a document's name ("Orden
+    EFD/322/2024", "Acuerdo General 01/2021") names that document, which the lookup resolves. The catalog's names are
+    read only for a question that holds such a number at all."""
+    if not identifiers(query):
+        return hits
+    names = [(r.start, r.end) for r, _ in refs] + catalog.name_spans(query)
+    codes = identifiers("".join(" " if any(lo <= i < hi for lo, hi in names) else ch for i, ch in enumerate(query)))
     if not codes:
         return hits
     return [h.model_copy(update={"via": "identifier"}) if h.via == "search" and codes & set(analyze(h.chunk.text))
