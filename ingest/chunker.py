@@ -10,7 +10,8 @@ Why each rule:
   single over-long word at character boundaries), offsets still exact: nothing is ever silently truncated.
 - Tables are the document's `TableSpan`s (the parser records them; the Markdown is never re-read for "|" lines):
   a table that does not fit in what is left of the current chunk starts a new one; a chunk that starts inside a
-  table repeats the table's header row (+ separator) in its `header`, never in `text`, which stays a verbatim slice.
+  table repeats the table's caption (`TableSpan.caption_start`: the short line above it that names it, "B. Reservas
+  de la Biosfera.") and header row (+ separator) in its `header`, never in `text`, which stays a verbatim slice.
   Fallback: a header row (+ separator) longer than a third of `max_tokens` is not repeated (it would crowd out the
   rows); the table's first chunk still carries it verbatim.
 - Header lines are never deeper than `######` (Markdown has six levels): a heading at level 7+ is written with six
@@ -35,22 +36,25 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ingest.gc_pause import collector_paused
-from ingest.models import Chunk, Heading, HeadingKind, LegalDocument, PageBreak, Sentence
+from ingest.models import Chunk, Heading, HeadingKind, LegalDocument, PageBreak, Sentence, TableRows
 from ingest.provisions import Provisions
 from ingest.references import article_key
 from ingest.sentences import sentence_spans
 
 TokenCounter = Callable[[str], int]
 WORD = re.compile(r"\S+")
+_CELL_RULES = re.compile(r"[|]|(?<![\w-])-{3,}(?![\w-])")  # a Markdown row's pipes and its separator row's dashes
 
 
 @dataclass(frozen=True, slots=True)
 class _Table:
     head_start: int  # the header row (+ separator) as a span of the Markdown
     head_end: int
-    head_tokens: int
+    head_tokens: int  # of the caption and the header row
     first_data_row: int  # 2 after a separator row, else 1
     repeat: bool  # False: the fallback for a header row too long to repeat
+    caption: str = ""  # the line right above the table that names it ("B. Reservas de la Biosfera.")
+    title: str = ""  # the caption and the header row's words: what names every row (`TableRows.title`)
 
 
 @dataclass(slots=True)
@@ -133,7 +137,16 @@ class _Chunker:
             head = [u for u in rows if u.start < span.header_end]
             head_start, head_end = strip_span(self.md, span.start, span.header_end)
             head_tokens = sum(u.tokens for u in head)
-            table = _Table(head_start, head_end, head_tokens, len(head), head_tokens <= self.max_tokens // 3)
+            span_caption = caption = " ".join(self.md[span.caption_start:span.caption_end].split()) \
+                if span.caption_start is not None else ""
+            with_caption = head_tokens + self.tokens(caption) if caption else head_tokens
+            if with_caption <= self.max_tokens // 3:  # the caption too, when both fit
+                head_tokens = with_caption
+            else:
+                caption = ""
+            title = " ".join(f"{span_caption} {_CELL_RULES.sub(' ', self.md[head_start:head_end])}".split())
+            table = _Table(head_start, head_end, head_tokens, len(head), head_tokens <= self.max_tokens // 3, caption,
+                           title)
             for k, u in enumerate(rows):
                 u.table, u.row = table, k
             rows[0].table_tokens = sum(u.tokens for u in rows)
@@ -183,7 +196,8 @@ class _Chunker:
     def header(self, stack: tuple[int, ...], table: _Table | None, page: int) -> str:
         parts = [self.doc_line(page)[0], *self.heading_lines(stack)[0]]
         if table is not None and table.repeat:
-            parts.append(self.md[table.head_start : table.head_end])
+            parts += [table.caption, self.md[table.head_start : table.head_end]] if table.caption else \
+                [self.md[table.head_start : table.head_end]]
         return "\n".join(parts)
 
     def header_tokens(self, stack: tuple[int, ...], table: _Table | None, page: int) -> int:
@@ -340,6 +354,7 @@ class _Packer:
                 sentences=[Sentence(start=u.start, end=u.end) for u in units],
                 page_breaks=breaks,
                 is_table=any(u.table is not None for u in units),
+                tables=_table_rows(units),
             )
         )
 
@@ -398,6 +413,16 @@ class _Packer:
             pieces.append((start, fits, tokens(md[start:fits])))
             start = fits
         return pieces
+
+
+def _table_rows(units: list[_Unit]) -> list[TableRows]:
+    """The data rows of each table among a chunk's units, with the table's title."""
+    out: dict[int, TableRows] = {}
+    for u in units:
+        if u.inside_table:
+            held = out.get(id(u.table))
+            out[id(u.table)] = TableRows(start=held.start if held else u.start, end=u.end, title=u.table.title)
+    return list(out.values())
 
 
 def strip_span(text: str, start: int, end: int) -> tuple[int, int]:

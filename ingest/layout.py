@@ -22,6 +22,12 @@ _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi", re.I)
 _ITALIC_FONT = re.compile(r"italic|oblique", re.I)
 _CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")
 TEXT_FLAGS = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_IMAGES
+# Space characters other than the space, read as one: a no-break space ("art.\u00a027"), an em or a narrow space (BOE
+# typesetting), and the line and paragraph separators some producers put between every two words (a guide whose body
+# PyMuPDF reads "When\u2029an\u2029agency…"). The ideographic space stays: it is part of CJK text.
+_SPACES = str.maketrans(dict.fromkeys("\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+                                      "\u200a\u2028\u2029\u202f\u205f", " "))
+_SPACE_RUN = re.compile(r" {2,}")
 
 
 @dataclass(slots=True)
@@ -77,17 +83,25 @@ def _is_bold(span: dict) -> bool:
     return bool(span["flags"] & 16) or _font_style(span["font"])[0]
 
 
+def _spaced(text: str) -> str:
+    """The text with its space characters spaces (`_SPACES`), one between two words, none at the ends."""
+    if text.isascii():
+        return text.strip()
+    spaced = text.translate(_SPACES)
+    return _SPACE_RUN.sub(" ", spaced).strip() if spaced != text else text.strip()
+
+
 def _make_line(spans: list[dict], bbox, page: int, vertical: bool = False) -> Line | None:
     if len(spans) == 1:  # the common case, kept cheap
         span = spans[0]
-        text = span["text"].strip()
+        text = _spaced(span["text"])
         if not text:
             return None
         bold = _is_bold(span)
         italic = bool(span["flags"] & 2) or _font_style(span["font"])[1]
         return Line(text, bbox[0], bbox[1], bbox[2], bbox[3], round(span["size"], 1), span["font"], bold, bold,
                     italic, _caps_ratio(text), page, vertical, italic)
-    text = "".join(s["text"] for s in spans).strip()
+    text = _spaced("".join(s["text"] for s in spans))
     if not text:
         return None
     weights: dict[tuple[str, float], int] = {}

@@ -25,6 +25,8 @@ from ingest.references import article_key
 from ingest.split_documents import DocumentItems, Item
 from ingest.tables import TableBlock, to_markdown
 
+CAPTION_WORDS = 15  # a caption is a label: a line of a few words, not a paragraph
+
 _TERMINAL = (".", ":", ";", "!", "?", "”", '"', ")")
 _PARAGRAPH_GAP = 0.4  # line heights between two lines of single-spaced text that start a paragraph
 _INDEX_ENTRY = re.compile(r"(?:\.\s?){4,}\s*\d{1,4}\s*$")  # "CAPÍTULO I. De los delitos . . . . 12"
@@ -178,13 +180,35 @@ def _write_table(w: _Writer, item: Item) -> None:
         span = w.tables[-1]
         w.tables[-1] = span.model_copy(update={"end": w.pos, "pages": [*span.pages, item.page]})
         return
+    caption = _caption(w)
     w.new_block("table")
     text = to_markdown(table.rows)
     start = w.write(text)
     w.mark(item.page, start)
     w.open_table = TableBlock(page=table.page, bbox=table.bbox, rows=table.rows, pages=[item.page])
     header_end = start + len("\n".join(text.split("\n", 2)[:2]))  # header row + separator row
-    w.tables.append(TableSpan(start=start, end=w.pos, header_end=header_end, pages=[item.page]))
+    cap_start, cap_end = caption or (None, None)
+    w.tables.append(TableSpan(start=start, end=w.pos, header_end=header_end, pages=[item.page],
+                              caption_start=cap_start, caption_end=cap_end))
+
+
+def _caption(w: _Writer) -> tuple[int, int] | None:
+    """The block written right before a table, when it is a line that names it rather than text: one paragraph of
+    at most `CAPTION_WORDS` words (Anexo 13's "A. Parques Nacionales.", "B. Reservas de la Biosfera.")."""
+    if not w.blocks or w.blocks[-1][1] != "text":
+        return None
+    start = w.blocks[-1][0]
+    need = w.pos - start
+    if not 0 < need <= 40 * CAPTION_WORDS:
+        return None
+    tail, held = [], 0
+    for part in reversed(w.parts):
+        tail.append(part)
+        held += len(part)
+        if held >= need:
+            break
+    text = "".join(reversed(tail))[-need:]
+    return (start, w.pos) if text.strip() and len(text.split()) <= CAPTION_WORDS else None
 
 
 def build(doc: DocumentItems, levels: dict[int, int], printed: dict[int, str], ocr: set[int]) -> BuiltMarkdown:

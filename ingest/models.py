@@ -134,6 +134,10 @@ class TableSpan(BaseModel):
     end: int
     header_end: int  # end of the header row (+ separator row): the part repeated in every chunk of the table
     pages: list[int] = []
+    # the caption: the short line right above the table that names it ("B. Reservas de la Biosfera."), repeated with
+    # the header row in every chunk of the table; None when there is none
+    caption_start: int | None = None
+    caption_end: int | None = None
 
 
 class SourceFile(BaseModel):
@@ -266,6 +270,16 @@ class ParagraphMark(BaseModel):
     recital: int | None = None  # the numbered recital it belongs to: "(59) Modalities should be provided…" (EU acts)
 
 
+class TableRows(BaseModel):
+    """The data rows of one table inside a chunk, and the words that name them: a row says "| 18. Mapimí | Durango,
+    Chihuahua y Coahuila de Zaragoza | …" and only its table's caption and header row say it is a biosphere reserve
+    and the states it lies in, as only an article's title says what its sentences are about."""
+
+    start: int  # offsets into LegalDocument.markdown of the rows inside the chunk
+    end: int
+    title: str  # the table's caption and header row, words only: "B. Reservas de la Biosfera. Nombre Estado …"
+
+
 class Chunk(BaseModel):
     chunk_id: str  # f"{doc_id}:{index:05d}"
     doc_id: str
@@ -285,6 +299,7 @@ class Chunk(BaseModel):
     sentences: list[Sentence] = []
     page_breaks: list[PageBreak] = []
     is_table: bool = False
+    tables: list[TableRows] = []  # the rows of each table inside the chunk, with their table's title
 
     def embedding_text(self) -> str:
         """What gets embedded and BM25-indexed: header + blurb + body (the header rescues orphan chunks)."""

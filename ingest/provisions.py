@@ -7,7 +7,9 @@ Read once per document (`Provisions(doc)`), asked per chunk by the chunker:
     1. `index`: the document is an index (doc_type ÍNDICE) or an ÍNDICE / CONTENIDO / SUMARIO part is open and its
        entries have not ended: an index ends at the first heading after it that is no entry of its own — no dot
        leaders or page number on the heading, nor in the text under it ("TEXTO CONSOLIDADO", an untitled preamble's
-       first heading, the law's first TÍTULO): the rest of the document is never the index, whatever stays open;
+       first heading, the law's first TÍTULO) — or where its first entry comes round again, heading or not (an
+       annex's "Contenido: A. Parques Nacionales. B. …" then "A. Parques Nacionales." over its table): the rest of
+       the document is never the index, whatever stays open;
     2. `reform_decree`: the chunk lies in the reform decrees appended to a consolidated law. They start at a heading
        announcing them ("ARTÍCULOS TRANSITORIOS DE DECRETOS DE REFORMA") or, failing that, at the first document
        opener ("DECRETO por el que se reforman…", classified `title`) that comes after the text's own articles and
@@ -183,9 +185,10 @@ class Provisions:
                 continue
             folded = fold(h.text).strip(" :.")
             if folded in _INDEX_PARTS:
-                ends[h.start] = next((after.start for after, under in zip(self.headings[i + 1:], starts[i + 1:])
-                                      if not _TOC_ENTRY.search(after.text)
-                                      and not _TOC_ENTRY.search(md[after.end:under])), len(md))
+                ends[h.start] = min(_entries_repeated(md, h.end),
+                                    next((after.start for after, under in zip(self.headings[i + 1:], starts[i + 1:])
+                                          if not _TOC_ENTRY.search(after.text)
+                                          and not _TOC_ENTRY.search(md[after.end:under])), len(md)))
             elif folded.startswith(_PREAMBLE_PARTS):
                 ends[h.start] = next((after.start for after in self.headings[i + 1:] if after.kind in _BODY_STARTS
                                       or fold(after.text).strip(" :.") in _OPERATIVE_PARTS), len(md))
@@ -309,6 +312,22 @@ class Provisions:
             if note.end <= end:
                 out.append(note)
         return out
+
+
+def _entries_repeated(md: str, start: int) -> int:
+    """Where an index's first entry comes round again after `start` (the end of its heading): the body it lists
+    begins there, whatever heading the classifier saw or not ("Contenido / A. Parques Nacionales. / B. Reservas de la
+    Biosfera. / … / A. Parques Nacionales." and the table under it). The end of the text when it does not."""
+    first = None
+    for block in _BLOCK.finditer(md, start):
+        entry = " ".join(_TOC_ENTRY.sub("", fold(block.group()).lstrip("# ")).strip(" .:;-–").split())
+        if not entry:
+            continue
+        if first is None:
+            first = entry
+        elif entry == first:
+            return block.start()
+    return len(md)
 
 
 def _enacted_at(md: str, headings: list[Heading]) -> int | None:

@@ -419,6 +419,28 @@ def ruled_table_pdf(path: Path, header: list[str], rows: int) -> Path:
     return path
 
 
+def test_a_table_split_across_chunks_carries_its_caption_with_its_header_row() -> None:
+    # Anexo 13 of the RMF 2025 names each table by the line above it ("B. Reservas de la Biosfera.") and its rows
+    # only by a place's name: a chunk that starts inside table B says whose rows they are only through its header
+    from tests.ingest.parsed_cache import parsed
+
+    [doc] = parsed("dof_2025-01-14_RMF2025_anexo13_landscape.pdf").documents
+    captions = [doc.markdown[t.caption_start:t.caption_end] for t in doc.tables if t.caption_start is not None]
+    assert captions[:2] == ["A. Parques Nacionales.", "B. Reservas de la Biosfera."]
+    chunks = chunk_document(doc, words, 256)
+    check_invariants(doc, chunks, words, 256)
+    [row] = [c for c in chunks if "| 18. Mapimí | Durango, Chihuahua y Coahuila de Zaragoza |" in c.text]
+    assert row.header.endswith(
+        "\nB. Reservas de la Biosfera.\n| Nombre | Estado |  | Ubicación Geográfica |\n|---|---|---|---|")
+    assert "Reservas de la Biosfera" not in row.text  # the text stays the verbatim slice of the rows
+    # the rows carry their table's title, for a reader of one row: caption and header row, words only
+    [rows] = row.tables
+    assert rows.title == "B. Reservas de la Biosfera. Nombre Estado Ubicación Geográfica"
+    mapimi = doc.markdown.index("| 18. Mapimí |")
+    assert rows.start <= mapimi < rows.end and row.start <= rows.start and rows.end <= row.end
+    assert not any(c.tables for c in chunks if not c.is_table)
+
+
 SHORT_HEADER = ["Órgano", "Materia", "Observaciones"]
 HUGE_HEADER = [
     "Denominación completa del órgano jurisdiccional federal con residencia y competencia territorial " * 2,

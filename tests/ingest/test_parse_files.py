@@ -55,6 +55,16 @@ def test_missing_xref_file_opens_with_its_four_pages_of_text() -> None:
     assert all(f"Page{n}" in md for n in range(1, 5)), md
 
 
+@pytest.mark.parametrize("name", ["us_ofr_guide_rulemaking_process.pdf", "boe_BOE-A-2024-7296_real_decreto_87pp.pdf"])
+def test_space_characters_are_read_as_spaces(name: str) -> None:
+    # the OFR guide's body has a paragraph separator (U+2029) between every two words, which a reader's quote and a
+    # sentence split never expect; the BOE Orden sets no-break, em and narrow spaces
+    text = " ".join(d.markdown for d in parsed(name).documents)
+    assert not set(text) & set("\u00a0\u2003\u2028\u2029\u202f")
+    if name.startswith("us_ofr"):
+        assert "When an agency finds that it has good cause to issue a final rule without first publishing" in text
+
+
 def test_encrypted_and_not_pdf_say_so_in_words() -> None:
     assert "password" in parsed("malformed_encrypted_password_test.pdf").message
     assert "not a PDF" in parsed("malformed_not_a_pdf_json_named_dof.pdf").message

@@ -95,6 +95,18 @@ def test_cpeum_roles_of_transitorios_and_reform_decrees() -> None:
     assert in_force and {c.role for c in in_force} == {ProvisionRole.text}
 
 
+def test_an_annexs_contents_end_where_their_first_entry_comes_round_again() -> None:
+    # Anexo 13 of the RMF 2025: "Contenido" lists "A. Parques Nacionales." … "F. Áreas de Protección…", then
+    # "A. Parques Nacionales." again over the first table; no heading follows, so only the repeated entry says where
+    # the listed body begins: its rows (the reserves and where they lie) are text, not an index's lines
+    _, chunks = law("dof_2025-01-14_RMF2025_anexo13_landscape.pdf")
+    [contents] = [c for c in chunks if "B. Reservas de la Biosfera." in c.text and "|" not in c.text]
+    assert contents.role is ProvisionRole.index
+    rows = [c for c in chunks if "| 18. Mapimí | Durango, Chihuahua y Coahuila de Zaragoza |" in c.text]
+    assert rows and all(c.role is ProvisionRole.text for c in rows)
+    assert [c.role for c in chunks].count(ProvisionRole.index) == 1
+
+
 def test_amparo_roles_and_article_17() -> None:
     _, chunks = law(AMPARO)
     [repealed] = [c for c in chunks if c.article == "43"]
