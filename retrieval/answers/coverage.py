@@ -14,8 +14,9 @@ its *reference* (an article or law it names must be among the cited provisions: 
 answered from article 18 is not an answer), its *topic* (a question about what an indexed law regulates — "el juicio
 de amparo", the Ley de Amparo — naming no law is not answered leading with another document; `LawCatalog.topic_laws`),
 the *legal role* of what is cited (only appended reform decrees or an index do not answer a question that does not
-ask about reforms or history), and the *kind of answer* its question word asks for (a "plazo"/"¿cuánto dura?" is a
-duration, "¿cuántos?" a number, "¿a partir de cuándo?" a moment: cited text that states none cannot be the answer).
+ask about reforms or history), and the *kind of answer* its question word asks for (a "plazo"/"¿cuánto dura?"/"¿cuántos
+días?" is a duration, which a count of a unit states — "cinco días", not "son días hábiles…" —, "¿cuántos?" a number,
+"¿a partir de cuándo?" a moment: cited text that states none cannot be the answer).
 Each failure is a reason in `Coverage.relevance_reasons`, makes the answer not relevant and flags it. Given the
 index (`compute_coverage(…, index=)`), the structure of its laws is read too (`structure_reasons`): a question that
 names no article asks about what an article in scope is *titled* ("¿Qué dispone la ley sobre domicilio?", LSC
@@ -150,11 +151,20 @@ def compute_coverage(content: list[TextSegment], question: str | None = None, em
     )
 
 
-_DURATION = re.compile(r"\b(?:d[ií]as?|mes(?:es)?|años?|horas?|semanas?|plazo|t[ée]rmino|per[ií]odo|lapso|sexenio|"
-                       r"trienio|bienio|days?|months?|years?|hours?|weeks?)\b", re.I)
-_NUMBER_WORD = re.compile(r"\b(?:\d+|uno|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|quince|veinte|"
-                          r"treinta|cuarenta|cincuenta|sesenta|setenta|ochenta|noventa|cien|ciento|doscientos|"
-                          r"trescientos|quinientos|mil|mayor[ií]a|dos terceras|tercera parte|mitad)\b", re.I)
+_COUNT = (r"\d+|uno|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|trece|catorce|quince|dieci\w+|"
+          r"veint\w+|treinta|cuarenta|cincuenta|sesenta|setenta|ochenta|noventa|cien|ciento|doscientos|trescientos|"
+          r"quinientos|mil|one|two|three|four|five|six|seven|eight|nine|ten|\w+teen|twenty|thirty|sixty|ninety")
+_UNIT = r"(?:d[ií]as?|mes(?:es)?|años?|horas?|minutos?|semanas?|days?|months?|years?|hours?|minutes?|weeks?)"
+# A duration is stated by a count of a unit ("cinco días", "15 días hábiles", "90 (noventa) días naturales", "un
+# año"), an ordinal one ("dentro del tercer día", "the 30th day") or a recurring one ("cada tres años"), "el día
+# siguiente", a span of years ("desde 1870 hasta 1939", "1922-26"), or a word that is one ("sexenio"); a unit alone
+# ("son días hábiles todos los del año"), "el plazo" or "el término" states none.
+_DURATION = re.compile(rf"\b(?:(?:{_COUNT}|un|cada|primer|segundo|tercer|cuarto|quinto|sexto|s[eé]ptimo|octavo|"
+                       rf"noveno|d[eé]cimo|\d+(?:st|nd|rd|th))\s+(?:\([^)]{{1,40}}\)\s+)?(?:\w+\s+)?{_UNIT}|"
+                       rf"{_UNIT}\s+siguiente|(?:desde|de|entre|from|between)\s+(?:el\s+)?\d{{3,4}}\s+"
+                       r"(?:hasta|a|y|to|until|and)\s+(?:el\s+)?\d{2,4}|\d{4}\s*[-–]\s*\d{2,4}|"
+                       r"(?:sexen|trien|bien|cuatrien|quinquen)ios?)\b", re.I)
+_NUMBER_WORD = re.compile(rf"\b(?:{_COUNT}|mayor[ií]a|dos terceras|tercera parte|mitad)\b", re.I)
 _MOMENT = re.compile(r"\b(?:a partir|desde|al d[ií]a|d[ií]a siguiente|siguiente al|en que (?:surta|se notifi|tenga|"
                      r"haya)|surt[ae] efectos|inicia|comienza|entrar[áa] en vigor|"
                      r"\d+(?:o\.|º|°)? de [a-z]+)\b", re.I)  # a date: "15 de mayo", "1o. de octubre"
@@ -162,7 +172,7 @@ _MOMENT = re.compile(r"\b(?:a partir|desde|al d[ií]a|d[ií]a siguiente|siguient
 _ASKS: list[tuple[re.Pattern, str, re.Pattern]] = [
     (re.compile(r"\b(?:cu[aá]l es el plazo|qu[eé] plazo|cu[aá]nto tiempo|cu[aá]nto dura|cada cu[aá]nto|"
                 r"(?:plazo|t[eé]rmino) (?:m[aá]ximo|para)|dentro de qu[eé] plazo|how long|what is the (?:time limit|"
-                r"deadline|term))\b", re.I), "a duration", _DURATION),
+                rf"deadline|term)|cu[aá]nt[oa]s {_UNIT}|how many {_UNIT})\b", re.I), "a duration", _DURATION),
     (re.compile(r"\b(?:cu[aá]nt[oa]s|qu[eé] (?:votaci[oó]n|porcentaje|n[uú]mero)|how many|how much)\b", re.I),
      "a number", _NUMBER_WORD),
     (re.compile(r"\b(?:a partir de cu[aá]ndo|desde cu[aá]ndo|cu[aá]ndo (?:inicia|comienza|entra|se computa)|"

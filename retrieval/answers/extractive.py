@@ -13,8 +13,10 @@ How it reads the sources (already re-ranked: retrieval.rerank):
   primera universidad…"): its lexical score is the largest of its own and `CONTEXT_WEIGHT` × either pair's, so a
   sentence that already says it all gains nothing from its neighbours.
 - A sentence is read whole with the title it stands under: its article's title ("Artículo 14. Periodo de prueba."),
-  and outside any article — a notice's or an acuerdo's numbered points, an annex — its document's title, which
-  those sentences never repeat ("… ante el brote de enfermedad por coronavirus (COVID-19)" over "…no se permita el
+  a table's row its table's caption and header row (`Chunk.tables`: "| 18. Mapimí | Durango, Chihuahua y Coahuila
+  de Zaragoza | …" under "B. Reservas de la Biosfera. Nombre Estado Ubicación Geográfica"), and outside any
+  article — a notice's or an acuerdo's numbered points, an annex — its document's title, which those sentences
+  never repeat ("… ante el brote de enfermedad por coronavirus (COVID-19)" over "…no se permita el
   acceso de más de 5 usuarios…"). The document's title is read only with a sentence that holds more of the question
   than the title itself does, so a question the title alone answers does not make every sentence equal.
 - A noun the question names a kind of ("el recurso de reclamación", "los días de vacaciones": `text_analysis.kinds`)
@@ -42,7 +44,7 @@ import numpy as np
 from rapidfuzz import fuzz
 
 from ingest.headings import fold
-from ingest.models import DocumentInfo, ProvisionRole, Sentence
+from ingest.models import DocumentInfo, ProvisionRole, Sentence, TableRows
 from ingest.references import parse_references
 from retrieval.answers.base import Draft, DraftEvent, claim, replay, sentences_of
 from retrieval.answers.models import TextSegment
@@ -159,6 +161,7 @@ class ExtractiveAnswerer:
         other_kind = {id(c): _other_kinds(asked_kinds, c.text) for c in cands}
         matched = {id(c): term_matches(q_terms - other_kind[id(c)], terms) for c, terms in zip(cands, cand_terms)}
         titles: dict[str, dict[str, float]] = {}
+        captions: dict[tuple[str, int], dict[str, float]] = {}
         doc_titles = {doc.doc_id: term_matches(q_terms, _document_terms(doc))
                       for doc in {c.hit.document.doc_id: c.hit.document for c in cands}.values()}
         following = {id(c.previous): c for c in cands if c.previous is not None}
@@ -171,20 +174,26 @@ class ExtractiveAnswerer:
         for cand in cands:
             own, other = matched[id(cand)], other_kind[id(cand)]
             held = value(own)
-            # read with its neighbours, and with its article's title ("Artículo 14. Periodo de prueba.")
+            # read with its neighbours, and with its article's title ("Artículo 14. Periodo de prueba."); a table's
+            # row with its table's caption and header row too, which say what the row is but are not its topic
             chunk_id = cand.hit.chunk.chunk_id
             if chunk_id not in titles:
                 titles[chunk_id] = term_matches(q_terms, _title_terms(cand.hit))
+            rows = _rows_of(cand)
+            if rows is not None and (chunk_id, rows.start) not in captions:
+                captions[(chunk_id, rows.start)] = term_matches(q_terms, content_terms(rows.title))
+            above = _union(titles[chunk_id], captions[(chunk_id, rows.start)]) if rows is not None \
+                else titles[chunk_id]
             for neighbour in (cand.previous, following.get(id(cand))):
                 if neighbour is not None and matched[id(neighbour)]:
                     held = max(held, CONTEXT_WEIGHT * value(_union(own, matched[id(neighbour)]), other))
-            if titles[chunk_id]:  # the title is the article's own words: read whole with each of its sentences
-                held = max(held, value(_union(own, titles[chunk_id]), other))
+            if above:  # the title is the article's own words: read whole with each of its sentences
+                held = max(held, value(_union(own, above), other))
             # outside any article (a notice's points, an annex) the text stands under its document's title: read with
             # each sentence that holds more of the question than the title does
             doc_terms = doc_titles[cand.hit.document.doc_id]
             if cand.hit.chunk.article is None and doc_terms and own.keys() - doc_terms.keys():
-                held = max(held, value(_union(_union(own, titles[chunk_id]), doc_terms), other))
+                held = max(held, value(_union(_union(own, above), doc_terms), other))
             lexical.append(held / total if total else 0.0)
             title_share.append(value(titles[chunk_id], other) / total if total else 0.0)
         # a sentence sharing no term with the question (nor its article's title) scores 0 whatever its embedding:
@@ -271,6 +280,11 @@ def _provision(cand: Candidate) -> tuple:
 def _title_terms(hit: SearchHit) -> set[str]:
     title = article_title(hit.chunk)
     return content_terms(title) if title else set()
+
+
+def _rows_of(cand: Candidate) -> TableRows | None:
+    """The table rows of its chunk the candidate lies in, if any."""
+    return next((t for t in cand.hit.chunk.tables if t.start <= cand.span.start < t.end), None)
 
 
 def _document_terms(doc: DocumentInfo) -> set[str]:

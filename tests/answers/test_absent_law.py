@@ -220,6 +220,21 @@ def test_a_question_asking_for_a_duration_is_not_answered_by_text_that_states_no
     assert answer.coverage.relevance_reasons == []  # answered from the Ley de Amparo: nothing against it
 
 
+def test_days_named_without_a_count_do_not_answer_how_many_days(index, settings):
+    # the queja's five days (art. 98) lie beyond the pages indexed; what is found speaks of días hábiles (art. 19:
+    # "Son días hábiles … todos los del año, con excepción de … cinco de febrero…"): days, and dates, but no count
+    answer = ask(index, "¿Cuántos días tengo para promover una queja en el juicio de amparo?", k=6, settings=settings)
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert cited and all(c.article != "98" for c in cited)
+    assert "the question asks for a duration; the cited text states none" in answer.coverage.relevance_reasons
+    assert answer.coverage.relevant is False
+    # a count of days answers it: art. 17, "El plazo para presentar la demanda de amparo es de quince días"
+    answer = ask(index, "¿Cuántos días hay para presentar la demanda de amparo?", k=6, settings=settings)
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert cited and cited[0].article == "17"
+    assert answer.coverage.relevance_reasons == []
+
+
 # -- a country the question names: its law answers, and a law does not say whose it is -------------------------------
 def test_a_question_naming_a_country_is_answered_from_that_countrys_law(index, settings):
     # the index holds Mexico's Constitution beside Spain's Código Penal, whose first articles speak of "delitos":

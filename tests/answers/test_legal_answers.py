@@ -16,6 +16,7 @@ from tests.index_fixtures import build_index
 CPEUM = "mx_ley_CPEUM_constitucion_politica.pdf"
 AMPARO = "mx_ley_de_amparo.pdf"
 BULLETIN = "mx_tfca_boletin_laboral_2021-10-01.pdf"  # the labour tribunal's daily list of agreements, by case file
+AREAS = "dof_2025-01-14_RMF2025_anexo13_landscape.pdf"  # the RMF 2025's Anexo 13: tables of protected areas
 DEMO = "¿Qué dispone el artículo 27 de la Constitución sobre la propiedad de las tierras y aguas?"
 ART27_P1 = ("La propiedad de las tierras y aguas comprendidas dentro de los límites del territorio nacional, "
             "corresponde originariamente a la Nación")
@@ -24,7 +25,7 @@ NOTE = re.compile(r"\b(?:reformad|adicionad|derogad)[oa]s?\s+DOF\s+\d{2}-\d{2}-\
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
-    index = build_index(tmp_path_factory.mktemp("laws"), [CPEUM, AMPARO, BULLETIN])
+    index = build_index(tmp_path_factory.mktemp("laws"), [CPEUM, AMPARO, BULLETIN, AREAS])
     yield index
     index.close()
 
@@ -166,3 +167,18 @@ def test_a_case_file_named_by_its_number_is_answered_from_its_entry(index):
     first = citations(answer)[0]
     assert first.verified and source_file(answer, first).endswith(BULLETIN)
     assert "5929/20" in first.cited_text and "29-OCT-21" in first.cited_text
+
+
+@pytest.mark.parametrize("question,row,states", [
+    ("¿Dónde se ubica el parque nacional Bajos del Norte?", "76. Bajos del Norte", "Banco de Campeche"),
+    ("¿En qué estado está el santuario Playa de Tierra Colorada?", "2. Playa de Tierra Colorada", "Guerrero"),
+    ("¿En qué estados se encuentra la reserva de la biosfera de Mapimí?", "18. Mapimí", "Durango, Chihuahua"),
+])
+def test_a_tables_row_is_answered_read_under_its_caption_and_header(index, question, row, states):
+    # Anexo 13 lists its areas in tables under "A. Parques Nacionales.", "B. Reservas de la Biosfera.", "E.
+    # Santuarios." (after a "Contenido" that once swallowed them all as an index): a row names only the area and
+    # where it lies; its table's caption and header row say what it is
+    answer = ask(index, question, answerer="extractive")
+    rows = [c for c in citations(answer) if c.verified and row in c.cited_text]
+    assert rows and states in rows[0].cited_text
+    assert source_file(answer, rows[0]).endswith(AREAS)
