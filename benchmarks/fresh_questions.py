@@ -1,6 +1,6 @@
 """Fresh questions a lawyer would ask, over every shared PDF and law (issue 25): right answers, and flags.
 
-`fresh_questions.tsv` holds 198 questions written for issue 25 with the answer noted before they were asked, none
+`fresh_questions.tsv` holds 258 questions written for issue 25 with the answer noted before they were asked, none
 taken from an evaluation set: `laws` (30 on the CPEUM, the Ley de Amparo, Spain's Código Penal, the LSC and the
 LEC), `country` (10 that name a country, four about laws the index does not hold), `notices` (12 on gazette
 notices, rulings and the Universal Declaration by their titles), `laws_b` (24 more on the same five laws, written
@@ -13,9 +13,15 @@ on texts no question had touched: the BOE's Orden EFD/322/2024 and its annexes, 
 more of the GDPR and the Ley de Amparo; written by a helper that read only the PDFs, never the code or an
 answer), and `laws_h` (24 written the same way on the texts no question had touched yet: a NOM's first chapter, a
 Colombian ANLA auto, a Chilean Supreme Court judgment, the DOF edition of 2024-12-15, a Federal Register proposed rule,
-a labour tribunal's bulletin, more of the Orden). `expected` is `LAW:ARTICLE` (right when a verified citation of that
-law is that article), `file:PDF|WORDS` (the first citation's document was ingested from that PDF and a cited span
-states WORDS: a text whose printed title is no name to key on, as a NOM chapter's "DISPOSICIONES GENERALES"),
+a labour tribunal's bulletin, more of the Orden), and `laws_i` (30 written the same way on the texts still
+untouched: the DOF edition of 2023-01-11, the RMF 2025's annexes 13 and 16, a DOF page of health targets, the BOE's
+summary and a BOE resolution, the Reglamento of arts. 121-122 LFT, NIST SP 800-30, the OFR's rulemaking guide, a
+First Circuit opinion, the Universal Declaration) and `laws_j` (30 written the same way, on provisions in the
+middle and back of the laws — the LEC, the LSC, Spain's Código Penal, the CPEUM, the Ley de Amparo, Ley 99, the
+GDPR — and on NIST, the DOF lists and Durango's Acuerdo: no rule was made looking at them). `expected` is
+`LAW:ARTICLE` (right when a verified citation of that law is that article), `file:PDF|WORDS` (the first
+citation's document was ingested from that PDF and a cited span states WORDS: a text whose printed title is no
+name to key on, as a NOM chapter's "DISPOSICIONES GENERALES"),
 `doc:TITLE WORDS` (right when the first citation's document title holds them), `doc:TITLE WORDS|WORDS OF THE
 ANSWER` (and a cited span states those words: a text without articles is answered by the passage, not by the
 document) or `none` (no indexed text answers it: right only when the answer says it found nothing). Each answer
