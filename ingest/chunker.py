@@ -43,7 +43,6 @@ from ingest.sentences import sentence_spans
 
 TokenCounter = Callable[[str], int]
 WORD = re.compile(r"\S+")
-_CELL_RULES = re.compile(r"[|]|(?<![\w-])-{3,}(?![\w-])")  # a Markdown row's pipes and its separator row's dashes
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +53,7 @@ class _Table:
     first_data_row: int  # 2 after a separator row, else 1
     repeat: bool  # False: the fallback for a header row too long to repeat
     caption: str = ""  # the line right above the table that names it ("B. Reservas de la Biosfera.")
-    title: str = ""  # the caption and the header row's words: what names every row (`TableRows.title`)
+    title: str = ""  # `TableSpan.title`: what names every row (`TableRows.title`)
 
 
 @dataclass(slots=True)
@@ -137,16 +136,15 @@ class _Chunker:
             head = [u for u in rows if u.start < span.header_end]
             head_start, head_end = strip_span(self.md, span.start, span.header_end)
             head_tokens = sum(u.tokens for u in head)
-            span_caption = caption = " ".join(self.md[span.caption_start:span.caption_end].split()) \
+            caption = " ".join(self.md[span.caption_start:span.caption_end].split()) \
                 if span.caption_start is not None else ""
             with_caption = head_tokens + self.tokens(caption) if caption else head_tokens
             if with_caption <= self.max_tokens // 3:  # the caption too, when both fit
                 head_tokens = with_caption
             else:
                 caption = ""
-            title = " ".join(f"{span_caption} {_CELL_RULES.sub(' ', self.md[head_start:head_end])}".split())
             table = _Table(head_start, head_end, head_tokens, len(head), head_tokens <= self.max_tokens // 3, caption,
-                           title)
+                           span.title)
             for k, u in enumerate(rows):
                 u.table, u.row = table, k
             rows[0].table_tokens = sum(u.tokens for u in rows)

@@ -64,6 +64,17 @@ class _Writer:
         self.pos += len(text)
         return start
 
+    def text(self, start: int, end: int) -> str:
+        """What was written from `start` to `end`, read back from the last parts (a recent, short span)."""
+        tail, held = [], 0
+        for part in reversed(self.parts):
+            if held >= self.pos - start:
+                break
+            tail.append(part)
+            held += len(part)
+        written = "".join(reversed(tail))
+        return written[len(written) - (self.pos - start):][: end - start]
+
     def new_block(self, kind: str = "text") -> None:
         if self.pos:
             self.write("\n\n")
@@ -188,27 +199,18 @@ def _write_table(w: _Writer, item: Item) -> None:
     w.open_table = TableBlock(page=table.page, bbox=table.bbox, rows=table.rows, pages=[item.page])
     header_end = start + len("\n".join(text.split("\n", 2)[:2]))  # header row + separator row
     cap_start, cap_end = caption or (None, None)
+    words = ([w.text(cap_start, cap_end)] if caption else []) + table.rows[0]
     w.tables.append(TableSpan(start=start, end=w.pos, header_end=header_end, pages=[item.page],
-                              caption_start=cap_start, caption_end=cap_end))
+                              caption_start=cap_start, caption_end=cap_end, title=" ".join(" ".join(words).split())))
 
 
 def _caption(w: _Writer) -> tuple[int, int] | None:
     """The block written right before a table, when it is a line that names it rather than text: one paragraph of
     at most `CAPTION_WORDS` words (Anexo 13's "A. Parques Nacionales.", "B. Reservas de la Biosfera.")."""
-    if not w.blocks or w.blocks[-1][1] != "text":
+    if not w.blocks or w.blocks[-1][1] != "text" or not 0 < w.pos - w.blocks[-1][0] <= 40 * CAPTION_WORDS:
         return None
-    start = w.blocks[-1][0]
-    need = w.pos - start
-    if not 0 < need <= 40 * CAPTION_WORDS:
-        return None
-    tail, held = [], 0
-    for part in reversed(w.parts):
-        tail.append(part)
-        held += len(part)
-        if held >= need:
-            break
-    text = "".join(reversed(tail))[-need:]
-    return (start, w.pos) if text.strip() and len(text.split()) <= CAPTION_WORDS else None
+    text = w.text(w.blocks[-1][0], w.pos)
+    return (w.blocks[-1][0], w.pos) if text.strip() and len(text.split()) <= CAPTION_WORDS else None
 
 
 def build(doc: DocumentItems, levels: dict[int, int], printed: dict[int, str], ocr: set[int]) -> BuiltMarkdown:

@@ -138,6 +138,7 @@ class TableSpan(BaseModel):
     # the header row in every chunk of the table; None when there is none
     caption_start: int | None = None
     caption_end: int | None = None
+    title: str = ""  # the caption and the header row's cells, words only: what names every row (`TableRows.title`)
 
 
 class SourceFile(BaseModel):

@@ -185,10 +185,10 @@ class Provisions:
                 continue
             folded = fold(h.text).strip(" :.")
             if folded in _INDEX_PARTS:
-                ends[h.start] = min(_entries_repeated(md, h.end),
-                                    next((after.start for after, under in zip(self.headings[i + 1:], starts[i + 1:])
-                                          if not _TOC_ENTRY.search(after.text)
-                                          and not _TOC_ENTRY.search(md[after.end:under])), len(md)))
+                entries_end = next((after.start for after, under in zip(self.headings[i + 1:], starts[i + 1:])
+                                    if not _TOC_ENTRY.search(after.text)
+                                    and not _TOC_ENTRY.search(md[after.end:under])), len(md))
+                ends[h.start] = _entries_repeated(md, h.end, entries_end)
             elif folded.startswith(_PREAMBLE_PARTS):
                 ends[h.start] = next((after.start for after in self.headings[i + 1:] if after.kind in _BODY_STARTS
                                       or fold(after.text).strip(" :.") in _OPERATIVE_PARTS), len(md))
@@ -314,12 +314,13 @@ class Provisions:
         return out
 
 
-def _entries_repeated(md: str, start: int) -> int:
-    """Where an index's first entry comes round again after `start` (the end of its heading): the body it lists
-    begins there, whatever heading the classifier saw or not ("Contenido / A. Parques Nacionales. / B. Reservas de la
-    Biosfera. / … / A. Parques Nacionales." and the table under it). The end of the text when it does not."""
+def _entries_repeated(md: str, start: int, end: int) -> int:
+    """Where an index's first entry comes round again between `start` (the end of its heading) and `end` (where its
+    entries end otherwise): the body it lists begins there, whatever heading the classifier saw or not ("Contenido /
+    A. Parques Nacionales. / B. Reservas de la Biosfera. / … / A. Parques Nacionales." and the table under it). `end`
+    when it does not."""
     first = None
-    for block in _BLOCK.finditer(md, start):
+    for block in _BLOCK.finditer(md, start, end):
         entry = " ".join(_TOC_ENTRY.sub("", fold(block.group()).lstrip("# ")).strip(" .:;-–").split())
         if not entry:
             continue
@@ -327,7 +328,7 @@ def _entries_repeated(md: str, start: int) -> int:
             first = entry
         elif entry == first:
             return block.start()
-    return len(md)
+    return end
 
 
 def _enacted_at(md: str, headings: list[Heading]) -> int | None:

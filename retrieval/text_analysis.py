@@ -193,9 +193,13 @@ def content_terms(text: str) -> set[str]:
 
 
 _KIND = re.compile(r"\b(\w+)\s+de\s+(?=(\w+))", re.IGNORECASE)  # a kind may have kinds: "juicio de amparo de…"
-_COUNT = re.compile(r"(?:\d.*|uno?|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|trece|catorce|quince|"
-                    r"dieci\w+|veint\w+|treinta|cuarenta|cincuenta|sesenta|setenta|ochenta|noventa|cien(?:to)?|"
-                    r"\w+cientos|mil|millon(?:es)?)", re.IGNORECASE)
+# Numbers written as words, Spanish and English ("quince", "doscientos", "fifteen"): a count, not a kind (`kinds`), or
+# the count a duration or a number is stated by (`answers.coverage`).
+NUMBER_WORDS = (r"uno|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|trece|catorce|quince|dieci\w+|"
+                r"veint\w+|treinta|cuarenta|cincuenta|sesenta|setenta|ochenta|noventa|cien(?:to)?|\w+cientos|"
+                r"quinientos|mil|millon(?:es)?|one|two|three|four|five|six|seven|eight|nine|ten|\w+teen|twenty|"
+                r"thirty|sixty|ninety")
+_COUNT = re.compile(rf"(?:\d.*|un|{NUMBER_WORDS})", re.IGNORECASE)
 
 
 def kinds(text: str) -> dict[str, set[str]]:

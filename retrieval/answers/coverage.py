@@ -43,6 +43,7 @@ from ingest.sentences import split_sentences
 from retrieval.answers.models import Citation, Coverage, TextSegment
 from retrieval.answers.support import JudgeError, LLMJudge, Support, judge_relevance, judge_support
 from retrieval.law_lookup import countries_named, place_name, polity_words
+from retrieval.text_analysis import NUMBER_WORDS
 
 log = logging.getLogger(__name__)
 
@@ -151,9 +152,7 @@ def compute_coverage(content: list[TextSegment], question: str | None = None, em
     )
 
 
-_COUNT = (r"\d+|uno|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|trece|catorce|quince|dieci\w+|"
-          r"veint\w+|treinta|cuarenta|cincuenta|sesenta|setenta|ochenta|noventa|cien|ciento|doscientos|trescientos|"
-          r"quinientos|mil|one|two|three|four|five|six|seven|eight|nine|ten|\w+teen|twenty|thirty|sixty|ninety")
+_COUNT = rf"\d+|{NUMBER_WORDS}"
 _UNIT = r"(?:d[ií]as?|mes(?:es)?|años?|horas?|minutos?|semanas?|days?|months?|years?|hours?|minutes?|weeks?)"
 # A duration is stated by a count of a unit ("cinco días", "15 días hábiles", "90 (noventa) días naturales", "un
 # año"), an ordinal one ("dentro del tercer día", "the 30th day") or a recurring one ("cada tres años"), "el día
