@@ -171,8 +171,16 @@ class LawCatalog:
     def __init__(self, documents: Sequence[DocumentInfo]):
         self.entries = [_entry(d) for d in documents]
         self._countries = {e.document.doc_id: e.jurisdiction & _COUNTRY_CODES for e in self.entries}
+        self._documents = {e.document.doc_id: e.document for e in self.entries}
         self._held = frozenset().union(*self._countries.values())
         self._aside: dict[str, tuple[str, ...]] = {}  # country → the other countries' documents, sorted
+
+    def names_of(self, doc_id: str) -> list[str]:
+        """What the document is called and who issued it: its title, short title, aliases and issuing body."""
+        doc = self._documents.get(doc_id)
+        if doc is None:
+            return []
+        return [n for n in (doc.title, doc.short_title, *doc.aliases, doc.issuing_body) if n]
 
     def countries_of(self, doc_id: str) -> frozenset[str]:
         """The countries whose law the document is (empty: not known, as for a text that is no gazette's)."""

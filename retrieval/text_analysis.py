@@ -57,6 +57,7 @@ over under again further then once here there when where why how all any both ea
 nor not only own same so than too very s t can will just don shall may might must ll re ve d m
 """
 STOPWORDS: dict[str, frozenset[str]] = {"spanish": frozenset(_SPANISH.split()), "english": frozenset(_ENGLISH.split())}
+_STOPWORDS_ANY = STOPWORDS["spanish"] | STOPWORDS["english"]
 # Words that tell the languages apart: each list minus the words both share ("a", "no", "me", "he", "has", …).
 _MARKERS = {
     "spanish": STOPWORDS["spanish"] - STOPWORDS["english"],
@@ -217,6 +218,38 @@ def kinds(text: str) -> dict[str, set[str]]:
         if len(head) <= 1 and len(kind) == 1:
             out.setdefault(head[0] if head else "", set()).add(kind[0])
     return out
+
+
+# A run of capitalised words, lower-case stopwords allowed between them ("Servicio de Administración Tributaria").
+_NAME_WORD = re.compile(r"[A-ZÁÉÍÓÚÑÜ][^\W\d_]*")
+_PUNCTUATION = ".,;:()[]«»\"'“”¿?¡!"
+ACRONYM_WORDS = range(2, 7)  # an acronym spells this many words
+
+
+def acronyms(text: str) -> set[str]:
+    """The terms of the acronyms `text` spells out: the initials of every run of 2–6 consecutive capitalised words,
+    stopwords between them skipped, punctuation ending a run ("Servicio de Administración Tributaria" → sat,
+    "General Data Protection Regulation" → gdpr, "Special Publication" → sp). A text that names the SAT in full
+    states "SAT"."""
+    initials: list[str] = []
+    run: list[str] = []
+
+    def close() -> None:
+        initials.extend("".join(run[i:i + n]) for n in ACRONYM_WORDS for i in range(len(run) - n + 1))
+        run.clear()
+
+    for token in text.split():
+        word = token.strip(_PUNCTUATION)
+        if token[0] in _PUNCTUATION and word:  # punctuation before the word ends the run before it
+            close()
+        if _NAME_WORD.fullmatch(word):
+            run.append(normalize(word[0]))
+        elif not (run and normalize(word) in _STOPWORDS_ANY):
+            close()
+        if token[-1] in _PUNCTUATION:  # punctuation after it ends the run with it
+            close()
+    close()
+    return set(analyze(" ".join(initials), LANGUAGES))
 
 
 # A number a text names one entry by: numbers joined by "-", "/" or "." ("el juicio 5929/20", "Rol 161.630-2023",

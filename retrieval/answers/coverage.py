@@ -39,6 +39,7 @@ import logging
 import re
 from collections.abc import Sequence
 
+from ingest.references import parse_references
 from ingest.sentences import split_sentences
 from retrieval.answers.models import Citation, Coverage, TextSegment
 from retrieval.answers.support import JudgeError, LLMJudge, Support, judge_relevance, judge_support
@@ -105,6 +106,8 @@ def compute_coverage(content: list[TextSegment], question: str | None = None, em
     referenced = _resolved_texts(question, references) if question is not None else []
     if index is not None and question is not None:
         referenced += _place_texts(question, countries, verified, index.catalog())
+        referenced += [name for doc_id in dict.fromkeys(c.doc_id for c in verified)
+                       for name in index.catalog().names_of(doc_id)]
     relevance = judge_relevance(question, sources, embedder, referenced) if question is not None and claims else None
     method = "offline"
     if judge is not None and claims:
@@ -172,8 +175,11 @@ _ASKS: list[tuple[re.Pattern, str, re.Pattern]] = [
     (re.compile(r"\b(?:cu[aá]l es el plazo|qu[eé] plazo|cu[aá]nto tiempo|cu[aá]nto dura|cada cu[aá]nto|"
                 r"(?:plazo|t[eé]rmino) (?:m[aá]ximo|para)|dentro de qu[eé] plazo|how long|what is the (?:time limit|"
                 rf"deadline|term)|cu[aá]nt[oa]s {_UNIT}|how many {_UNIT})\b", re.I), "a duration", _DURATION),
-    (re.compile(r"\b(?:cu[aá]nt[oa]s|qu[eé] (?:votaci[oó]n|porcentaje|n[uú]mero)|how many|how much)\b", re.I),
-     "a number", _NUMBER_WORD),
+    # a bound asked for is a quantity: "¿cuál es el capital mínimo…?", "what is the maximum fine", "como máximo"
+    (re.compile(r"\b(?:cu[aá]nt[oa]s|qu[eé] (?:votaci[oó]n|porcentaje|n[uú]mero)|how many|how much|"
+                r"(?:(?:cu[aá]l(?:es)? (?:es|son)|qu[eé]|what(?: is|'s| are)?)\s+(?:(?:el|la|los|las|the)\s+)?"
+                r"(?:\w+\s+){0,2}|como\s+)(?:m[aá]xim[oa]s?|m[ií]nim[oa]s?|maximum|minimum))\b",
+                re.I), "a number", _NUMBER_WORD),
     (re.compile(r"\b(?:a partir de cu[aá]ndo|desde cu[aá]ndo|cu[aá]ndo (?:inicia|comienza|entra|se computa)|"
                 r"since when|from when)\b", re.I), "a moment", _MOMENT),
 ]
@@ -214,6 +220,19 @@ def country_reasons(named: dict[str, list[str]], cited: Sequence[Citation], cata
     return [f"the question asks about {words[0]!r} ({place_name(code)}); the answer cites only the law of {others}"]
 
 
+# the label a provision's text opens with: "1.", "(b)", "IV.-", "a)"
+_LABEL = re.compile(r"^\s*\(?(?:\d+|[IVXLCDM]+|[a-zA-Z])(?:\.-|[.)\-–])\s+")
+
+
+def _stated_values(text: str) -> str:
+    """`text` without what numbers a provision rather than states a value: the label it opens with ("1. The
+    controller…") and its legal references ("referred to in Article 10", "el artículo 27, fracción IV")."""
+    text = _LABEL.sub("", text, count=1)
+    for ref in reversed(parse_references(text)):
+        text = f"{text[:ref.start]} {text[ref.end:]}"
+    return text
+
+
 def answers_the_question(question: str, citations: Sequence[Citation], references: Sequence = (),
                          roles: dict[str, str] | None = None, topics: Sequence = ()) -> list[str]:
     """Why the verified `citations` do not answer `question` (empty: nothing against them): the article or law it
@@ -252,7 +271,7 @@ def answers_the_question(question: str, citations: Sequence[Citation], reference
         cited_roles = {roles.get(c.chunk_id, "text") for c in cited}
         if cited_roles and cited_roles <= set(_OFF_ROLE):
             reasons.append(f"the answer cites only {', '.join(sorted(cited_roles))} text")
-    stated = "\n".join(c.cited_text for c in cited)
+    stated = "\n".join(_stated_values(c.cited_text) for c in cited)
     for asks, kind, states in _ASKS:
         if asks.search(question) and not states.search(stated):
             reasons.append(f"the question asks for {kind}; the cited text states none")

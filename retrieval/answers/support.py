@@ -34,8 +34,9 @@ from itertools import combinations
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from rapidfuzz import fuzz
+from text_to_num import alpha2digit
 
-from retrieval.text_analysis import LANGUAGES, analyze, content_terms, detect_languages
+from retrieval.text_analysis import LANGUAGES, acronyms, analyze, content_terms, detect_languages
 
 SUPPORTED_AT = 0.6  # score from which a claim is supported
 PARTIAL_AT = 0.15  # score from which it is partly supported; below, unsupported
@@ -93,6 +94,18 @@ class RelevanceJudgement(BaseModel):
 def numbers(text: str) -> set[str]:
     """The numbers of `text`, separators dropped ("260,000" and "260000" are one number; "1.500" is "1500")."""
     return {re.sub(r"[.,]", "", n).lstrip("0") or "0" for n in _NUMBER.findall(text)}
+
+
+_TEXT2NUM = {"spanish": "es", "english": "en"}
+
+
+def numbers_stated(text: str) -> set[str]:
+    """`numbers`, and the numbers `text` writes out in words ("el cinco por ciento" states 5, "sesenta días" 60,
+    "fewer than two hundred fifty persons" 250), read by text2num in the text's language."""
+    found = numbers(text)
+    for language in detect_languages(text):
+        found |= numbers(alpha2digit(text, _TEXT2NUM[language]))
+    return found
 
 
 def dated(text: str) -> str:
@@ -231,13 +244,16 @@ def judge_relevance(question: str, spans: list[str], embedder=None,
     question the search resolved ("el artículo 107 de la CPEUM"); their names and numbers are not facts a span must
     state, since whether the answer cites that article of that law is judged by structure
     (`coverage.answers_the_question`), and a law's articles do not spell its acronym; and the words naming the
-    country whose law the cited documents are ("México", "la República"): a law does not say whose it is."""
+    country whose law the cited documents are ("México", "la República"): a law does not say whose it is; and the
+    names of the cited documents and of their issuers ("the GDPR", "the EU", "el Congreso" of the Ley de Amparo): a
+    quote does not repeat the name of the text it stands in. A span states an acronym it spells out ("el SAT" in a
+    span naming the "Servicio de Administración Tributaria")."""
     terms = content_terms(question)
     if not spans:
         return RelevanceJudgement(relevant=False, score=0.0)
     if not terms:
         return RelevanceJudgement(relevant=True, score=1.0)
-    span_terms = [content_terms(s) | numbers(s) for s in spans]
+    span_terms = [content_terms(s) | numbers_stated(s) | acronyms(s) for s in spans]
     lexical = max(len(terms & st) / len(terms) for st in span_terms)
     if lexical == 0.0:
         lexical = max(fuzz.token_set_ratio(question, s) for s in spans) / 100 * 0.5
@@ -248,7 +264,7 @@ def judge_relevance(question: str, spans: list[str], embedder=None,
     languages = detect_languages(question)
     facts = (names(question, languages) & terms) | numbers(question)
     for ref in referenced:
-        facts -= names(f" {ref}", languages) | numbers(ref)  # its first word too: "México" is a name
+        facts -= names(f" {ref}", languages) | numbers(ref) | acronyms(ref)  # its first word too: "México" is a name
     missing = sorted(f for f in facts if f not in stated)
     score *= MISSING_FACT ** len(missing)
     return RelevanceJudgement(relevant=score >= RELEVANT_AT, score=round(score, 4), missing=missing)

@@ -235,6 +235,56 @@ def test_days_named_without_a_count_do_not_answer_how_many_days(index, settings)
     assert answer.coverage.relevance_reasons == []
 
 
+def test_a_bound_asked_for_is_a_number_and_an_articles_number_is_none(index, settings):
+    # art. 6 of the Ley de Amparo holds a digit only in "la fracción I del artículo 5": a reference, not a quantity
+    answer = ask(index, "¿Cuál es el número máximo de amparos que se pueden promover?", k=6, settings=settings)
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert cited and {c.article for c in cited} == {"6"} and "artículo 5" in cited[0].cited_text
+    assert answer.coverage.relevance_reasons == ["the question asks for a number; the cited text states none"]
+    assert answer.coverage.relevant is False
+    # the Reglamento's "dentro de los sesenta días naturales" states the bound
+    answer = ask(index, "¿Cuál es el número máximo de días para efectuar el reparto de utilidades?", k=6,
+                 settings=settings)
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert cited and cited[0].article == "6" and "sesenta días" in cited[0].cited_text
+    assert answer.coverage.relevance_reasons == [] and answer.coverage.relevant is True
+
+
+def test_an_acronym_the_cited_text_spells_out_is_stated(index, settings):
+    # the Reglamento never writes "SAT": it names the Servicio de Administración Tributaria in full
+    question = ("Si el sindicato ya objetó ante el SAT la declaración anual del patrón para efectos del reparto de "
+                "utilidades, ¿puede después retirarse y dar por terminado el procedimiento?")
+    answer = ask(index, question, k=6, settings=settings)
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert cited and cited[0].document_title.startswith("Reglamento de los Artículos 121 y 122")
+    assert "Servicio de Administración Tributaria" in cited[0].cited_text
+    assert not any("SAT" in c.cited_text for c in cited)
+    assert answer.coverage.relevant is True
+
+
+def test_a_number_the_cited_text_writes_out_in_words_is_stated(index, settings):
+    # the user's "60 días" is the Reglamento's "sesenta días naturales" (art. 6)
+    answer = ask(index, "Si ya pasaron 60 días desde que el patrón debía pagar el impuesto anual, ¿venció el plazo "
+                        "para repartir las utilidades?", k=6, settings=settings)
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert cited and cited[0].article == "6" and "sesenta días" in cited[0].cited_text
+    assert not any("60" in c.cited_text for c in cited)
+    assert answer.coverage.relevant is True
+
+
+def test_the_issuer_of_the_cited_document_is_no_fact_its_articles_must_state(index, settings):
+    # the Reglamento was issued by the Presidencia de la República; its art. 6 does not repeat who issued it
+    question = "En el reglamento que expidió la {}, ¿dentro de qué plazo debe efectuarse el reparto de utilidades?"
+    answer = ask(index, question.format("Presidencia de la República"), k=6, settings=settings)
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert cited and cited[0].article == "6" and "sesenta días" in cited[0].cited_text
+    assert not any("Presidencia" in c.cited_text for c in cited)
+    assert answer.coverage.relevant is True
+    # a body that neither issued it nor is named in it stays a fact no source states
+    answer = ask(index, question.format("Secretaría de Marina"), k=6, settings=settings)
+    assert answer.coverage.relevant is False
+
+
 # -- a country the question names: its law answers, and a law does not say whose it is -------------------------------
 def test_a_question_naming_a_country_is_answered_from_that_countrys_law(index, settings):
     # the index holds Mexico's Constitution beside Spain's Código Penal, whose first articles speak of "delitos":
