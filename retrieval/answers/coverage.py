@@ -105,9 +105,9 @@ def compute_coverage(content: list[TextSegment], question: str | None = None, em
     countries = countries_named(question) if index is not None and question is not None else {}
     referenced = _resolved_texts(question, references) if question is not None else []
     if index is not None and question is not None:
-        referenced += _place_texts(question, countries, verified, index.catalog())
-        referenced += [name for doc_id in dict.fromkeys(c.doc_id for c in verified)
-                       for name in index.catalog().names_of(doc_id)]
+        catalog = index.catalog()
+        referenced += _place_texts(question, countries, verified, catalog)
+        referenced += [name for doc_id in dict.fromkeys(c.doc_id for c in verified) for name in catalog.names_of(doc_id)]
     relevance = judge_relevance(question, sources, embedder, referenced) if question is not None and claims else None
     method = "offline"
     if judge is not None and claims:
@@ -271,9 +271,12 @@ def answers_the_question(question: str, citations: Sequence[Citation], reference
         cited_roles = {roles.get(c.chunk_id, "text") for c in cited}
         if cited_roles and cited_roles <= set(_OFF_ROLE):
             reasons.append(f"the answer cites only {', '.join(sorted(cited_roles))} text")
-    stated = "\n".join(_stated_values(c.cited_text) for c in cited)
+    stated = None  # read only when the question asks for a value
     for asks, kind, states in _ASKS:
-        if asks.search(question) and not states.search(stated):
+        if not asks.search(question):
+            continue
+        stated = stated if stated is not None else "\n".join(_stated_values(c.cited_text) for c in cited)
+        if not states.search(stated):
             reasons.append(f"the question asks for {kind}; the cited text states none")
             break
     return reasons
