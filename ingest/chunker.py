@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ingest.gc_pause import collector_paused
-from ingest.models import Chunk, Heading, HeadingKind, LegalDocument, PageBreak, Sentence, TableRows
+from ingest.models import DIVISIONS, Chunk, Heading, HeadingKind, LegalDocument, PageBreak, Sentence, TableRows
 from ingest.provisions import Provisions
 from ingest.references import article_key
 from ingest.sentences import sentence_spans
@@ -340,7 +340,7 @@ class _Packer:
                 index=index,
                 header=header,
                 text=text,
-                heading_path=[h.text for h in stack],
+                heading_path=[_path_entry(h) for h in stack],
                 heading_kinds=[h.kind for h in stack],
                 article=article_key(article.text) if article is not None else None,
                 role=c.provisions.role(stack, start),
@@ -411,6 +411,14 @@ class _Packer:
             pieces.append((start, fits, tokens(md[start:fits])))
             start = fits
         return pieces
+
+
+def _path_entry(heading: Heading) -> str:
+    """A heading as the chunk's `heading_path` names it: a division with its name ("TÍTULO II Del juicio
+    ordinario", `Heading.title`), which its own line under the label stops being as soon as a chapter opens."""
+    if heading.kind in DIVISIONS and heading.title:
+        return f"{heading.text} {heading.title}"
+    return heading.text
 
 
 def _table_rows(units: list[_Unit]) -> list[TableRows]:

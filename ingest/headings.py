@@ -20,7 +20,12 @@ its ranks in use, compacted and numbered from 2, so a document without issuing b
 For articles and clauses only the label ("Artículo 1o.", "PRIMERO.-") becomes the heading; the text after it stays
 body text — except an article's own title, which the BOE sets in italics after the label ("Artículo 4. *Capital social
 mínimo.*"): it is part of the heading (`Classified.title`), never a sentence of the article. A structural label
-starts with a capital letter: "título X, en la Ley…" at the start of a justified line is a sentence, not a TÍTULO. The PDF outline, when present, promotes a line it names that the classifier missed; it is never required.
+starts with a capital letter: "título X, en la Ley…" at the start of a justified line is a sentence, not a TÍTULO;
+nor is a label followed by a word in lower case ("Libro II de este Código y…"): a division's name is capitalised. A
+division's label standing alone ("TÍTULO II") takes the heading printed right below it as its name (`names_division`,
+`Classified.title`; the name stays a heading line of its own), so a chunk's `heading_path` names the title even
+under a chapter, which closes the name's line. The PDF outline, when present, promotes a line it names that the
+classifier missed; it is never required.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ BODY_KINDS = (PODER, ISSUING_BODY)  # the issuer of a document
 ARTICLE_KINDS = (ARTICULO, CLAUSE)  # label-only headings: the text after the label stays body text
 GENERIC_KINDS = (HEADING_MAJOR, HEADING_MINOR, OUTLINE)  # typographic headings, not legal grammar
 BOUNDARY_KINDS = (PODER, ISSUING_BODY, TITLE)  # a run of these opens a document in an edition
+DIVISION_KINDS = (LIBRO, TITULO, CAPITULO, SECCION)  # the divisions of a law's body, each a label and a name
 
 RANKS = {"poder": 0, "issuing_body": 1, "title": 2, "libro": 3, "part": 3, "titulo": 4, "capitulo": 5,
          "seccion": 6, "articulo": 7, "clause": 7}
@@ -66,6 +72,8 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
                         r"CONSIDERACIONES|FUNDAMENTOS|PRE[AÁ]MBULO|EXPOSICI[OÓ]N\s+DE\s+MOTIVOS|CONTENIDO|[IÍ]NDICE|"
                         r"SUMARIO)\s*:?\s*$", re.I)),
 ]
+# What may follow a division's number before its name: "1.ª bis. Del acceso…", "II.- De las penas".
+_AFTER_LABEL = re.compile(r"^[\s.:\-–ªº°]*(?:" + LATIN_ORDINALS + r"\b[\s.:\-–]*)?")
 _ARTICLE = re.compile(r"^(?:ART[IÍ]CULO|ART\.)\s+(?:\d+[o°º]?(?:[-\s]?[A-Z]\b)?|" + _ORD + r")"
                       r"(?:\s+" + LATIN_ORDINALS + r")?\s*(?:\.\s*-|\.-|\.|-|–|:)", re.I)
 # An article label standing alone on its line ("Artículo 1" in a treaty), terminator optional.
@@ -73,6 +81,7 @@ _ARTICLE_ALONE = re.compile(r"^(?:ART[IÍ]CULO|Art[ií]culo|ARTICLE|Article)\s+(
                             r"(?:\s+" + LATIN_ORDINALS + r")?\s*[.:\-–]?$")
 # The line that opens an EU act's recitals ("Whereas:", "Considerando lo siguiente:"): its preamble, whatever its type.
 _RECITALS = re.compile(r"^(?:Whereas|WHEREAS|Considerando\s+lo\s+siguiente)\s*:$")
+HEADING_OVERLAP = 0.3  # share of its height a heading's next line may overlap it by
 _ARTICLE_TITLE_WORDS = 12  # "Artículo 3. Currículo." (BOE): a label followed by a short title that ends the line
 _STYLED_TITLE_WORDS = 30  # an italic title after the label: the BOE's longest run to ~25 words
 # A title printed in Title Case on the label's line, the article's text after it (`_inline_title`): the phrase up to
@@ -97,7 +106,7 @@ class Classified:
     kind: str
     label: str  # heading text; for articles/clauses their label (and the article's own title, when it has one)
     rest: str = ""  # body text following the label on the same line
-    title: str | None = None  # an article's own title ("Capital social mínimo."), already part of `label`
+    title: str | None = None  # an article's own title ("Capital social mínimo."), in `label`; or a division's name
 
 
 @lru_cache(maxsize=65536)
@@ -142,9 +151,12 @@ def classify(ln: Line, ctx: Context) -> Classified | None:
     if len(text) < 160 and text[0].isupper() and (strong or _centred(ln, ctx)):  # a label stands out, capitalised
         word = spelled(text)
         for kind, pattern in _PATTERNS:
-            if pattern.match(word):
+            m = pattern.match(word)
+            if m:
                 if kind == PODER and not (ln.bold and ln.caps > 0.9):
                     continue
+                if kind in DIVISION_KINDS and _AFTER_LABEL.sub("", word[m.end():])[:1].islower():
+                    continue  # "Libro II de este Código y…": a sentence naming a division; its name is capitalised
                 return Classified(kind, word)
     if _RECITALS.match(text):
         return Classified(PART, text)
@@ -237,6 +249,31 @@ def title_wraps(prev: Line, ln: Line) -> bool:
             and len(ln.text.split()) <= _STYLED_TITLE_WORDS)
 
 
+# A division's label alone on its line ("TÍTULO II", "Capítulo I", "SECCIÓN PRIMERA"): its name is printed below it.
+_BARE_LABEL = re.compile(r"^(?:LIBRO|T[IÍ]TULO|CAP[IÍ]TULO|SECCI[OÓ]N)\s+(?:" + _NUM
+                         + r"|PRELIMINAR|[A-Z])\s*[.:\-–]*$", re.I)
+
+
+def names_division(label: Classified, label_line: Line, kind: str, ln: Line) -> bool:
+    """Is `ln`, read as a heading of `kind`, the name of the division whose label stands alone right above it
+    ("TÍTULO II" / "Del juicio ordinario", "CAPÍTULO I" / "Disposiciones Fundamentales")? A generic heading on the
+    label's page, next after it: the name belongs to the label (`Classified.title`), so a chapter opening under the
+    title does not take the title's name from the chunks below it."""
+    return (label.kind in DIVISION_KINDS and kind in GENERIC_KINDS and ln.page == label_line.page
+            and bool(_BARE_LABEL.match(label.label)))
+
+
+def division_name(label: str) -> str:
+    """A division heading's name without its label: "TÍTULO II Del juicio ordinario" → "Del juicio ordinario",
+    "Sección 1.ª bis. Del acceso…" → "Del acceso…", a bare "CAPÍTULO I" → ""."""
+    word = spelled(label.strip())
+    for kind, pattern in _PATTERNS:
+        m = pattern.match(word) if kind in DIVISION_KINDS else None
+        if m:
+            return _AFTER_LABEL.sub("", word[m.end():]).strip()
+    return word
+
+
 def _outline_names(ln: Line, ctx: Context) -> bool:
     names = ctx.outline.get(ln.page)
     if not names or not (ln.bold or ln.lead_bold or ln.caps > 0.8 or _centred(ln, ctx)):
@@ -258,8 +295,9 @@ def continues_heading(kind: str, prev: Line, ln: Line, ctx: Context) -> bool:
     """Does `ln` continue the multi-line heading that `prev` started or continued?"""
     if kind in ARTICLE_KINDS:
         return False
-    gap = ln.y0 - prev.y1
-    if ln.page != prev.page or gap > 1.2 * max(prev.height, ln.height) or gap < -2:
+    gap, height = ln.y0 - prev.y1, max(prev.height, ln.height)
+    # tight leading makes line boxes overlap (the BOE's bold names: 2.3 pt of 14.3); a line further up is no next line
+    if ln.page != prev.page or gap > 1.2 * height or gap < -HEADING_OVERLAP * height:
         return False
     same_style = ln.bold == prev.bold and abs(ln.size - prev.size) < 0.6
     if kind == TITLE:

@@ -43,6 +43,10 @@ class HeadingKind(str, Enum):
     heading = "heading"  # a generic (typographic) heading
 
 
+# The divisions of a law's body, each printed as a label and a name ("TÍTULO II" / "Del juicio ordinario").
+DIVISIONS = (HeadingKind.libro, HeadingKind.titulo, HeadingKind.capitulo, HeadingKind.seccion)
+
+
 class DocType(str, Enum):
     """The closed vocabulary of document types (`--filter doc_type=…`); ordinals and fragments are never types."""
 
@@ -164,7 +168,9 @@ class Heading(BaseModel):
     page: int
     start: int  # offset of the heading's Markdown line in LegalDocument.markdown
     end: int
-    title: str | None = None  # an article's own title, printed after its label ("Capital social mínimo."): in `text`
+    # an article's own title, printed after its label ("Capital social mínimo."): in `text`; or a division's name,
+    # printed on the line below its label ("Del juicio ordinario"): a heading of its own, named here too
+    title: str | None = None
 
     @property
     def marks(self) -> str:

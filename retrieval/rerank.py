@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ingest.headings import fold
-from ingest.models import BODY_ROLES, Chunk, HeadingKind, LegalReference, ProvisionRole
+from ingest.headings import division_name, fold
+from ingest.models import BODY_ROLES, DIVISIONS, Chunk, HeadingKind, LegalReference, ProvisionRole
 from retrieval.models import SearchHit
 from retrieval.text_analysis import content_terms
 
@@ -87,6 +87,13 @@ def article_title(chunk: Chunk) -> str:
     Mexican law numbers its articles without titles)."""
     heading = article_heading(chunk)
     return _ARTICLE_LABEL.sub("", heading, count=1).strip() if heading else ""
+
+
+def division_names(chunk: Chunk) -> list[str]:
+    """The names of the divisions the chunk stands in, outermost first: ["De los procesos declarativos", "Del juicio
+    ordinario", "De las alegaciones iniciales", …] for an article of the LEC's juicio ordinario."""
+    return [name for text, kind in zip(chunk.heading_path, chunk.heading_kinds) if kind in DIVISIONS
+            for name in [division_name(text)] if name]
 
 
 def forms(a: str, b: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pymupdf
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -19,6 +20,15 @@ def pdf(name: str) -> Path:
     if not path.exists():
         raise FileNotFoundError(f"shared test data missing: {path} (set GACETA_SHARED)")
     return path
+
+
+def cut_pdf(source: Path, ranges: list[tuple[int, int]], out: Path) -> Path:
+    """`out`: the pages of the real PDF `source` in `ranges` (0-based, inclusive), in order."""
+    with pymupdf.open(source) as src, pymupdf.open() as cut:
+        for first, last in ranges:
+            cut.insert_pdf(src, from_page=first, to_page=last)
+        cut.save(out)
+    return out
 
 
 @pytest.fixture(scope="session")

@@ -12,9 +12,12 @@ How it reads the sources (already re-ranked: retrieval.rerank):
   megalópolis…"), and with the one after it, which often names what it states ("En 1850 se fundó…" / "Fue la
   primera universidad…"): its lexical score is the largest of its own and `CONTEXT_WEIGHT` × either pair's, so a
   sentence that already says it all gains nothing from its neighbours.
-- A sentence is read whole with the title it stands under: its article's title ("Artículo 14. Periodo de prueba."),
-  a table's row its table's caption and header row (`Chunk.tables`: "| 18. Mapimí | Durango, Chihuahua y Coahuila
-  de Zaragoza | …" under "B. Reservas de la Biosfera. Nombre Estado Ubicación Geográfica"), and outside any
+- A sentence is read whole with the title it stands under: its article's title ("Artículo 14. Periodo de prueba.")
+  and the names of the divisions its article stands in (`rerank.division_names`: "TÍTULO II Del juicio ordinario"
+  over the LEC's art. 404, "TÍTULO III Del juicio verbal" over its art. 438, so a question about the juicio
+  ordinario's time to answer the demanda reads the one and not the other), a table's row its table's caption and
+  header row (`Chunk.tables`: "| 18. Mapimí | Durango, Chihuahua y Coahuila de Zaragoza | …" under "B. Reservas de
+  la Biosfera. Nombre Estado Ubicación Geográfica"), and outside any
   article — a notice's or an acuerdo's numbered points, an annex — its document's title, which those sentences
   never repeat ("… ante el brote de enfermedad por coronavirus (COVID-19)" over "…no se permita el
   acceso de más de 5 usuarios…"). The document's title is read only with a sentence that holds more of the question
@@ -49,7 +52,7 @@ from ingest.references import parse_references
 from retrieval.answers.base import Draft, DraftEvent, claim, replay, sentences_of
 from retrieval.answers.models import TextSegment
 from retrieval.models import SearchHit
-from retrieval.rerank import ROLE_WEIGHTS, article_title, asks_about_history, term_matches
+from retrieval.rerank import ROLE_WEIGHTS, article_title, asks_about_history, division_names, term_matches
 from retrieval.text_analysis import content_terms, kinds
 
 NOT_FOUND = "No encontré en los documentos recuperados información que responda a esta pregunta."
@@ -161,6 +164,7 @@ class ExtractiveAnswerer:
         other_kind = {id(c): _other_kinds(asked_kinds, c.text) for c in cands}
         matched = {id(c): term_matches(q_terms - other_kind[id(c)], terms) for c, terms in zip(cands, cand_terms)}
         titles: dict[str, dict[str, float]] = {}
+        divisions: dict[str, dict[str, float]] = {}
         captions: dict[tuple[str, int], dict[str, float]] = {}
         doc_titles = {doc.doc_id: term_matches(q_terms, _document_terms(doc))
                       for doc in {c.hit.document.doc_id: c.hit.document for c in cands}.values()}
@@ -179,11 +183,13 @@ class ExtractiveAnswerer:
             chunk_id = cand.hit.chunk.chunk_id
             if chunk_id not in titles:
                 titles[chunk_id] = term_matches(q_terms, _title_terms(cand.hit))
+                divisions[chunk_id] = term_matches(q_terms, _division_terms(cand.hit))
             rows = _rows_of(cand)
             if rows is not None and (chunk_id, rows.start) not in captions:
                 captions[(chunk_id, rows.start)] = term_matches(q_terms, content_terms(rows.title))
-            above = _union(titles[chunk_id], captions[(chunk_id, rows.start)]) if rows is not None \
-                else titles[chunk_id]
+            above = _union(titles[chunk_id], divisions[chunk_id])
+            if rows is not None:
+                above = _union(above, captions[(chunk_id, rows.start)])
             for neighbour in (cand.previous, following.get(id(cand))):
                 if neighbour is not None and matched[id(neighbour)]:
                     held = max(held, CONTEXT_WEIGHT * value(_union(own, matched[id(neighbour)]), other))
@@ -280,6 +286,10 @@ def _provision(cand: Candidate) -> tuple:
 def _title_terms(hit: SearchHit) -> set[str]:
     title = article_title(hit.chunk)
     return content_terms(title) if title else set()
+
+
+def _division_terms(hit: SearchHit) -> set[str]:
+    return content_terms(" ".join(division_names(hit.chunk)))
 
 
 def _rows_of(cand: Candidate) -> TableRows | None:

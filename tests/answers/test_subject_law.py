@@ -10,7 +10,6 @@ pages of its articles 431–438, each cut from the consolidated PDF in ../shared
 
 from __future__ import annotations
 
-import pymupdf
 import pytest
 
 from ingest.parse import parse_pdf
@@ -18,7 +17,7 @@ from retrieval.answers import ask
 from retrieval.index import Index
 from retrieval.legal_search import legal_search
 from retrieval.settings import Settings
-from tests.conftest import SHARED
+from tests.conftest import SHARED, cut_pdf
 
 LAWS = SHARED / "data" / "laws"
 FILES = [  # (file, the page ranges kept)
@@ -33,12 +32,7 @@ def index(tmp_path_factory):
     idx = Index.open(Settings(home=root / "home", _env_file=None))
     try:
         for path, ranges in FILES:
-            cut = root / path.name
-            with pymupdf.open(path) as src, pymupdf.open() as out:
-                for first, last in ranges:
-                    out.insert_pdf(src, from_page=first, to_page=last)
-                out.save(cut)
-            result = parse_pdf(cut)
+            result = parse_pdf(cut_pdf(path, ranges, root / path.name))
             assert result.documents, f"{path.name}: {result.message}"
             idx.add_documents(result.documents)
         idx.optimize()

@@ -18,7 +18,8 @@ import pymupdf
 import pytest
 
 from ingest.chunker import chunk_document
-from ingest.models import Chunk, DocType, HeadingKind, LegalDocument, ProvisionRole
+from ingest.headings import division_name
+from ingest.models import DIVISIONS, Chunk, DocType, HeadingKind, LegalDocument, ProvisionRole
 from ingest.parse import parse_pdf
 from tests.conftest import PDFS, SHARED
 
@@ -121,6 +122,48 @@ def test_a_sentence_starting_with_titulo_is_no_heading() -> None:
     assert "el título X, en la Ley del Mercado de Valores" in " ".join(decree.markdown.split())
 
 
+def test_a_sentence_that_opens_with_a_books_name_is_no_heading() -> None:
+    """"Libro II de este Código y alguno de ellos esté castigado…" begins a justified line of the Código Penal, in
+    capitals and in the column's middle like a heading: a division's label is followed by its name, capitalised, or
+    by nothing. Read as LIBRO II, it stood over every article until the real one."""
+    (code, chunks), = parsed(LAWS / "boe_consolidado_BOE-A-1995-25444_codigo_penal.pdf")
+    assert not [h.text for h in code.headings if h.text.startswith("Libro II de")]
+    assert "Libro II de este Código y alguno de ellos" in " ".join(code.markdown.split())
+    assert not [c.article for c in chunks if any(p.startswith("Libro II de") for p in c.heading_path)]
+
+
+@pytest.mark.parametrize(("name", "article", "divisions"), [
+    ("boe_consolidado_BOE-A-2000-323_ley_enjuiciamiento_civil.pdf", "404",
+     ["LIBRO II De los procesos declarativos", "TÍTULO II Del juicio ordinario",
+      "CAPÍTULO I De las alegaciones iniciales", "Sección 1.ª De la demanda y su objeto"]),
+    ("boe_consolidado_BOE-A-2000-323_ley_enjuiciamiento_civil.pdf", "437",
+     ["LIBRO II De los procesos declarativos", "TÍTULO III Del juicio verbal"]),
+    # a name set over two lines whose boxes overlap (tight leading) is one name
+    ("boe_consolidado_BOE-A-2000-323_ley_enjuiciamiento_civil.pdf", "265",
+     ["TÍTULO I De las disposiciones comunes a los procesos declarativos",
+      "CAPÍTULO III De la presentación de documentos, dictámenes, informes y otros medios e instrumentos"]),
+    (LSC, "176", ["TÍTULO V La junta general", "CAPÍTULO IV Convocatoria"]),
+    ("mx_ley_de_amparo_DOF_2025-03-13.pdf", "17",
+     ["TÍTULO PRIMERO Reglas Generales", "CAPÍTULO III Plazos"]),
+])
+def test_a_division_keeps_its_name_under_the_divisions_it_holds(name: str, article: str,
+                                                                divisions: list[str]) -> None:
+    """"TÍTULO II" over "Del juicio ordinario", then "CAPÍTULO I" over "De las alegaciones iniciales": each name
+    stands on its own line under its label, in another face. The name belongs to the label, so the chapter that opens
+    below does not close the title's name: art. 404 of the LEC stands under the juicio ordinario, art. 437 under the
+    juicio verbal. The Markdown keeps the two lines as printed."""
+    docs = parsed(LAWS / name)
+    law = docs[-1][0]
+    chunks = [c for _, cs in docs[-1:] for c in cs if c.article == article]
+    assert chunks
+    for chunk in chunks:
+        opened = [p for p, kind in zip(chunk.heading_path, chunk.heading_kinds) if kind in DIVISIONS]
+        assert opened[-len(divisions):] == divisions
+    for division in divisions:  # a name on its own line under the label ("Sección 1.ª De la demanda…" has one line)
+        label, name = division.removesuffix(division_name(division)).strip(), division_name(division)
+        assert any(h.text == division or (h.text == label and h.title == name) for h in law.headings)
+
+
 def test_eu_recitals_are_preamble_and_articles_carry_their_titles() -> None:
     [(doc, chunks)] = parsed(PDFS / "eu_gdpr_council_position_5419-16.pdf")
     recital = next(c for c in chunks if "(1) The protection of natural persons" in c.text)
@@ -195,7 +238,7 @@ def test_every_article_of_the_annexed_law_is_a_heading_with_its_whole_title() ->
     the LEC's "Artículo 190. Cambios en el personal juzgador después del señalamiento de vistas y / posible
     recusación." (p. 66)."""
     (_, _), (law, _) = parsed(LAWS / LSC)
-    heads = {h.text for h in law.headings if h.title}
+    heads = {h.text for h in law.headings if h.title and h.kind is HeadingKind.articulo}
     assert "Artículo 529 tervicies. Reglas de cálculo." in heads
     assert ("Artículo 527 sexies. Cláusula de extinción y eliminación de la previsión estatutaria de voto por "
             "lealtad.") in heads
@@ -203,7 +246,8 @@ def test_every_article_of_the_annexed_law_is_a_heading_with_its_whole_title() ->
     assert ("Artículo 190. Cambios en el personal juzgador después del señalamiento de vistas y posible "
             "recusación.") in {h.text for h in lec.headings}
     for doc in (law, lec):
-        assert all(h.title.endswith(".") for h in doc.headings if h.title), doc.short_title
+        assert all(h.title.endswith(".") for h in doc.headings if h.title and h.kind is HeadingKind.articulo), \
+            doc.short_title
 
 
 def test_a_title_printed_on_the_labels_line_is_the_articles_title() -> None:
@@ -223,7 +267,7 @@ def test_a_title_printed_on_the_labels_line_is_the_articles_title() -> None:
     assert ("ARTICULO 23. Naturaleza Jurídica.\n\nLas Corporaciones Autónomas Regionales son entes corporativos"
             in art23.text)
     [(cpeum, _)] = parsed(PDFS / "mx_ley_CPEUM_constitucion_politica.pdf")
-    assert not [h.text for h in cpeum.headings if h.title]
+    assert not [h.text for h in cpeum.headings if h.title and h.kind is HeadingKind.articulo]
 
 
 def test_a_preamble_without_a_heading_ends_where_the_document_enacts() -> None:
