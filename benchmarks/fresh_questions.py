@@ -30,7 +30,8 @@ citation's document was ingested from that PDF and a cited span states WORDS: a 
 name to key on, as a NOM chapter's "DISPOSICIONES GENERALES"),
 `doc:TITLE WORDS` (right when the first citation's document title holds them), `doc:TITLE WORDS|WORDS OF THE
 ANSWER` (and a cited span states those words: a text without articles is answered by the passage, not by the
-document) or `none` (no indexed text answers it: right only when the answer says it found nothing). Each answer
+document) or `none` (no indexed text answers it: right only when the answer says it found nothing); `cited first`:
+a right answer whose first verified citation is the expected article. Each answer
 is the product's `ask` (extractive, k 8) over `--home`; a flagged answer is one whose coverage says `relevant:
 false`.
 
@@ -72,6 +73,17 @@ def right(expected: str, answer, titles: dict[str, str], files: dict[str, str]) 
     return any(LAWS[law] in titles[c.doc_id] and c.article == article for c in cited)
 
 
+def first(expected: str, answer, titles: dict[str, str]) -> bool:
+    """Is the answer led by the provision that answers it: its first verified citation the expected article? (A
+    `file:`, `doc:` or `none` question: as `right`, which already reads the first citation.) A right answer that
+    quotes another provision first leads the reader to the wrong rule."""
+    if ":" not in expected or expected.startswith(("file:", "doc:")):
+        return True
+    law, article = expected.split(":")
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    return bool(cited) and LAWS[law] in titles[cited[0].doc_id] and cited[0].article == article
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--home", type=Path, required=True, help="an index of the shared PDFs and laws (GACETA_HOME)")
@@ -93,22 +105,24 @@ def main() -> None:
         for q in questions:
             answer = ask(index, q["question"], k=8, settings=settings)
             cited = [c for seg in answer.content for c in seg.citations if c.verified]
-            rows.append({**q, "right": right(q["expected"], answer, titles, files),
+            hit = right(q["expected"], answer, titles, files)
+            rows.append({**q, "right": hit, "first": hit and first(q["expected"], answer, titles),
                          "flagged": not answer.coverage.relevant, "relevance": answer.coverage.relevance,
                          "found": answer.found, "cited": [c.label for c in cited][:3]})
     table = {}
     for name in dict.fromkeys(r["set"] for r in rows):
         part = [r for r in rows if r["set"] == name]
         hits, misses = [r for r in part if r["right"]], [r for r in part if not r["right"]]
-        table[name] = {"questions": len(part), "right": len(hits), "misses_flagged": sum(r["flagged"] for r in misses),
+        table[name] = {"questions": len(part), "right": len(hits), "cited_first": sum(r["first"] for r in part),
+                       "misses_flagged": sum(r["flagged"] for r in misses),
                        "misses": len(misses), "hits_flagged": sum(r["flagged"] for r in hits)}
     if args.json:
         print(json.dumps({"sets": table, "rows": rows}, ensure_ascii=False))
         return
-    print("| set | right | misses flagged | hits flagged |\n| --- | ---: | ---: | ---: |")
+    print("| set | right | cited first | misses flagged | hits flagged |\n| --- | ---: | ---: | ---: | ---: |")
     for name, t in table.items():
-        print(f"| {name} ({t['questions']}) | {t['right']} | {t['misses_flagged']} / {t['misses']} "
-              f"| {t['hits_flagged']} / {t['right']} |")
+        print(f"| {name} ({t['questions']}) | {t['right']} | {t['cited_first']} "
+              f"| {t['misses_flagged']} / {t['misses']} | {t['hits_flagged']} / {t['right']} |")
     for r in rows:
         if not r["right"] or r["flagged"]:
             print(f"- {'right' if r['right'] else 'MISS'}{', flagged' if r['flagged'] else ''} "
