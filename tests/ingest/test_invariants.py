@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ingest.chunker import chunk_document
-from ingest.models import Chunk, LegalDocument
+from ingest.models import DIVISIONS, Chunk, LegalDocument
 from tests.conftest import PDFS
 from tests.ingest.parsed_cache import parsed
 
@@ -112,7 +112,8 @@ def test_headers_are_well_formed_and_fit(name: str) -> None:
 @pytest.mark.parametrize("name", PDF_NAMES)
 def test_heading_path_is_the_open_stack(name: str) -> None:
     """Independent check of the stack rule: the path is what replaying the headings before the chunk's first body
-    sentence leaves open, each heading replacing its level and closing the deeper ones."""
+    sentence leaves open, each heading replacing its level and closing the deeper ones; a division named on the line
+    below its label is written with its name ("TÍTULO PRIMERO Reglas Generales")."""
     for doc, chunks in ok_documents(name):
         headings = sorted(doc.headings, key=lambda h: h.start)
         starts = [h.start for h in headings]
@@ -128,7 +129,7 @@ def test_heading_path_is_the_open_stack(name: str) -> None:
             while replayed < len(headings) and headings[replayed].start < first_body:
                 h = headings[replayed]
                 stack = {lv: t for lv, t in stack.items() if lv < h.level}
-                stack[h.level] = h.text
+                stack[h.level] = f"{h.text} {h.title}" if h.kind in DIVISIONS and h.title else h.text
                 replayed += 1
             assert ch.heading_path == [stack[lv] for lv in sorted(stack)], f"{name} {ch.chunk_id}"
 
