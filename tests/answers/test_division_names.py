@@ -4,9 +4,10 @@ its art. 438 under "TÍTULO III Del juicio verbal".
 Both articles give the demandado a time to answer the demanda ("la conteste en el plazo de veinte días" / "de diez
 días"); neither names its procedure. Only the título each stands in does, printed as a label with its name on the
 line below ("TÍTULO II" / "Del juicio ordinario"). The parser used to read the name as a heading of its own that
-the next CAPÍTULO closed, so art. 404's header never said "juicio ordinario"; asked about the juicio ordinario over
-every shared PDF and law, the answer quoted art. 438. The index here holds the LEC's title page and the pages where
-its Títulos II and III open, cut from the consolidated PDF in ../shared/data/laws.
+the next CAPÍTULO closed, so nothing art. 404's chunks carried said "juicio ordinario". (Over every shared PDF and law
+art. 438 is still quoted first, art. 404 after it: art. 438 itself says "conforme a lo dispuesto para el juicio
+ordinario".) The index here holds the LEC's title page and the pages where its Títulos II and III open, cut from the
+consolidated PDF in ../shared/data/laws.
 """
 
 from __future__ import annotations
