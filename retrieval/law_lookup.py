@@ -9,11 +9,12 @@ rest of the query points to: the documents of the best search hits that hold suc
 Jurisdiction is part of a law's name (issue 25): "Código Penal Federal", "Código Penal de la Ciudad de México",
 "Código Penal del Estado de Jalisco", "Constitución Española" or "Código Penal de Colombia" name other laws than
 Spain's "Código Penal" or Mexico's Constitution. A name's trailing qualifier (`qualifiers`: "Federal", "del Estado
-de X", "de la Ciudad de México", "para el Distrito Federal", a country or its adjective) must be one the document
-holds: in its own name, or the country and level of the gazette that published it (DOF: Mexico, federal; BOE:
-Spain; Diario Oficial: Colombia; Federal Register: United States). A law the question names that no document is
-(`absent`) is reported with the indexed laws closest to it by name (`closest`), so an answer can say "El Código
-Penal Federal no está entre los documentos indexados" instead of answering from another law.
+de X" or a Mexican state's name alone, "de la Ciudad de México", "para el Distrito Federal", a country or its
+adjective) must be one the document holds: in its own name, or the country and level of the gazette that
+published it (DOF: Mexico, federal; BOE: Spain; Diario Oficial: Colombia; Federal Register: United States). A law
+the question names that no document is (`absent`) is reported with the indexed laws closest to it by name
+(`closest`), so an answer can say "El Código Penal Federal no está entre los documentos indexados" instead of
+answering from another law. A bill ("la iniciativa de Ley de Ingresos") is no law the question names.
 """
 
 from __future__ import annotations
@@ -71,10 +72,22 @@ for _code, _words in _COUNTRIES.items():
         if _w not in {"de", "estados", "unidos", "reino", "republica", "nacion", "union", "united", "states"}:
             _COUNTRY_WORDS.setdefault(_w, _code)
 _COUNTRY_ALT = "|".join(sorted(map(re.escape, _COUNTRY_WORDS), key=len, reverse=True))
-# a qualifier at the end of a folded name: "… del estado de jalisco", "… de la ciudad de mexico", "… federal",
-# "… para el distrito federal", "… de colombia", "… espanol"
+# Mexico's states (folded), each with the words its official name may add ("Coahuila de Zaragoza"): a state's law
+# is called by the state's name alone as often as by "del Estado de …" ("la Ley del Periódico Oficial de Durango").
+# The Estado de México is named only so: a bare "de México" is the country.
+_MX_STATES = {
+    "aguascalientes": "", "baja california sur": "", "baja california": "", "campeche": "", "chiapas": "",
+    "chihuahua": "", "coahuila": r"(?:\s+de\s+zaragoza)?", "colima": "", "durango": "", "guanajuato": "",
+    "guerrero": "", "hidalgo": "", "jalisco": "", "michoacan": r"(?:\s+de\s+ocampo)?", "morelos": "", "nayarit": "",
+    "nuevo leon": "", "oaxaca": "", "puebla": "", "queretaro": r"(?:\s+de\s+arteaga)?", "quintana roo": "",
+    "san luis potosi": "", "sinaloa": "", "sonora": "", "tabasco": "", "tamaulipas": "", "tlaxcala": "",
+    "veracruz": r"(?:\s+de\s+ignacio\s+de\s+la\s+llave)?", "yucatan": "", "zacatecas": "",
+}
+_MX_STATE = "|".join(rf"{re.escape(name)}{more}" for name, more in _MX_STATES.items())
+# a qualifier at the end of a folded name: "… del estado de jalisco", "… de jalisco", "… de la ciudad de mexico",
+# "… federal", "… para el distrito federal", "… de colombia", "… espanol"
 _SUBNATIONAL = (r"(?:(?:libre y soberano\s+)?(?:del\s+)?estado\s+(?:libre\s+y\s+soberano\s+)?de\s+[a-z ]+?"
-                r"|(?:la\s+)?ciudad\s+de\s+mexico|(?:el\s+)?distrito\s+federal)")
+                rf"|(?:la\s+)?ciudad\s+de\s+mexico|(?:el\s+)?distrito\s+federal|(?:{_MX_STATE}))")
 _QUALIFIER = re.compile(
     rf"\s+(?:(?:de|del|para|en)\s+(?:la\s+|el\s+|los\s+)?)?(?P<q>{_SUBNATIONAL}|federal|{_COUNTRY_ALT})$")
 # what a gazette tells of the documents it publishes
@@ -91,8 +104,9 @@ def _qualifier(q: str) -> str:
         return "federal"
     if re.fullmatch(r"(?:el\s+)?distrito federal|(?:la\s+)?ciudad de mexico", q):
         return "sub:ciudad de mexico"  # the Distrito Federal is today's Ciudad de México
-    place = re.sub(r"^.*?estado\s+(?:libre\s+y\s+soberano\s+)?de\s+", "", q)
-    return f"sub:{place.strip()}"
+    place = re.sub(r"^.*?estado\s+(?:libre\s+y\s+soberano\s+)?de\s+", "", q).strip()
+    state = next((name for name in _MX_STATES if place == name or place.startswith(name + " ")), None)
+    return f"sub:{state or place}"  # "coahuila de zaragoza" and "coahuila" are one state
 
 
 def qualifiers(name: str) -> tuple[str, set[str]]:
@@ -398,9 +412,17 @@ def with_qualifier(ref: LegalReference, query: str) -> LegalReference:
     return ref.model_copy(update={"law": f"{ref.law} {m.group(1)}", "text": query[ref.start:m.end()], "end": m.end()})
 
 
+# what makes a law's name a bill's: "la iniciativa de Ley de Ingresos", "el proyecto de Decreto", "la minuta de …"
+_BILL = re.compile(r"\b(?:iniciativas?|proyectos?|anteproyectos?|minutas?|dict[aá]men(?:es)?)\s+(?:de|del|con)\s+"
+                   r"(?:la\s+|el\s+)?$", re.I)
+
+
 def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, list[DocumentInfo]]]:
-    """The query's references, each with the documents its law resolved to (empty when none was named/found)."""
+    """The query's references, each with the documents its law resolved to (empty when none was named/found). A
+    bill ("la iniciativa de Ley de Ingresos") is no law in force: what is asked of it, the law that governs the bill
+    answers, so it is not a reference."""
     refs = [with_qualifier(r, query) for r in parse_references(query) if r.articles or r.law or r.constitutional]
+    refs = [r for r in refs if r.articles or not _BILL.search(query, 0, r.start)]
     spans = catalog.name_spans(query)
     # a name's own words ("… de la Ley Federal del Trabajo" inside a Reglamento's name), not the whole name itself
     refs = [r for r in refs if not any(lo <= r.start and r.end <= hi and (lo, hi) != (r.start, r.end)

@@ -157,6 +157,30 @@ def test_a_law_named_inside_an_indexed_documents_name_is_not_absent(index, setti
     assert cited and "El escrito de objeciones deberá precisar las partidas" in cited[0].cited_text
 
 
+def test_a_states_law_named_by_the_state_alone_is_that_states_law(index, settings):
+    """Lawyers drop "del Gobierno del Estado": "la Ley del Periódico Oficial de Durango" is the indexed "Ley del
+    Periódico Oficial del Gobierno del Estado de Durango", and its art. 10 answers (p. 3: "En ningún caso se publicará
+    documento alguno … si no está debidamente firmado"); Sonora's law of the same name is not indexed."""
+    answer = ask(index, "Según la Ley del Periódico Oficial de Durango, ¿se puede publicar un documento que no esté "
+                 "firmado?", k=6, settings=settings)
+    assert answer.found is True and not any(r.absent for r in answer.references), answer.text
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert cited and cited[0].article == "10" and "Durango" in cited[0].document_title
+    answer = ask(index, "Según la Ley del Periódico Oficial de Sonora, ¿se puede publicar un documento que no esté "
+                 "firmado?", k=6, settings=settings)
+    assert answer.found is False
+    assert answer.text.startswith("La Ley del Periódico Oficial de Sonora no está entre los documentos indexados")
+
+
+def test_a_bill_is_no_law_the_question_names(index, settings):
+    """"la iniciativa de Ley de Ingresos" is a bill the Constitution's art. 74 sets a date for (p. 80 of the full
+    text, beyond the pages indexed here): no "Ley de Ingresos" is said to be absent, the Constitution is searched."""
+    answer = ask(index, "¿Hasta qué fecha puede el Ejecutivo Federal enviar a la Cámara de Diputados la iniciativa de "
+                 "Ley de Ingresos?", k=6, settings=settings)
+    assert "no está entre los documentos indexados" not in answer.text
+    assert not any(r.absent for r in answer.references)
+
+
 def test_a_question_naming_an_indexed_and_an_absent_law_opens_with_the_notice(index, settings):
     answer = ask(index, "¿Qué dice el artículo 1 de la Ley de Amparo y qué dice el Código Penal Federal?", k=6,
                  settings=settings)

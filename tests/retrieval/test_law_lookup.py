@@ -96,6 +96,28 @@ def test_the_same_names_with_the_documents_jurisdiction_resolve():
     assert _resolved("artículo 1 de la Constitución Política de los Estados Unidos Mexicanos") == [["cpeum"]]
     assert _resolved("la Ley del Periódico Oficial del Estado de Durango") == [["dgo"]]
     assert _resolved("la Ley del Periódico Oficial del Estado de Sonora") == [[]]
+    # a state's law is called by the state's name alone, and by its official name's longer form
+    assert _resolved("la Ley del Periódico Oficial de Durango") == [["dgo"]]
+    assert _resolved("la Ley del Periódico Oficial de Sonora") == [[]]
+    assert _resolved("el Código Penal de Coahuila de Zaragoza") == [[]]
+
+
+def test_a_states_name_is_one_state_however_long_its_official_name():
+    from retrieval.law_lookup import qualifiers
+
+    assert qualifiers("codigo civil del estado de coahuila de zaragoza") == ("codigo civil", {"sub:coahuila"})
+    assert qualifiers("codigo civil de coahuila") == ("codigo civil", {"sub:coahuila"})
+    assert qualifiers("codigo penal de mexico") == ("codigo penal", {"mx"})  # the country: its state is "Estado de"
+    assert qualifiers("ley del estado de mexico") == ("ley", {"sub:mexico"})
+
+
+def test_a_bill_names_no_law():
+    from retrieval.law_lookup import understood
+
+    question = "¿Cuándo debe enviar el Ejecutivo la iniciativa de Ley de Ingresos a la Cámara?"
+    assert [r.law for r, _ in understood(question, JURIS)] == []
+    assert [r.law for r, _ in understood("¿Qué dice la Ley de Ingresos de la Federación?", JURIS)] == [
+        "Ley de Ingresos de la Federación"]
 
 
 def test_an_absent_law_is_reported_with_its_reason_and_the_closest_indexed_laws():
