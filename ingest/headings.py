@@ -72,13 +72,16 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
                         r"CONSIDERACIONES|FUNDAMENTOS|PRE[AÁ]MBULO|EXPOSICI[OÓ]N\s+DE\s+MOTIVOS|CONTENIDO|[IÍ]NDICE|"
                         r"SUMARIO)\s*:?\s*$", re.I)),
 ]
+# The letter that numbers a run of articles inserted after one ("Artículo 283 bis a).", "… 283 bis k)."), after
+# its Latin ordinal: a lower-case letter and its closing parenthesis.
+ARTICLE_LETTER = r"(?:\s+(?-i:[a-z])\))"
 # What may follow a division's number before its name: "1.ª bis. Del acceso…", "II.- De las penas".
 _AFTER_LABEL = re.compile(r"^[\s.:\-–ªº°]*(?:" + LATIN_ORDINALS + r"\b[\s.:\-–]*)?")
 _ARTICLE = re.compile(r"^(?:ART[IÍ]CULO|ART\.)\s+(?:\d+[o°º]?(?:[-\s]?[A-Z]\b)?|" + _ORD + r")"
-                      r"(?:\s+" + LATIN_ORDINALS + r")?\s*(?:\.\s*-|\.-|\.|-|–|:)", re.I)
+                      r"(?:\s+" + LATIN_ORDINALS + ARTICLE_LETTER + r"?)?\s*(?:\.\s*-|\.-|\.|-|–|:)", re.I)
 # An article label standing alone on its line ("Artículo 1" in a treaty), terminator optional.
 _ARTICLE_ALONE = re.compile(r"^(?:ART[IÍ]CULO|Art[ií]culo|ARTICLE|Article)\s+(?:\d+[o°º]?(?:[-\s]?[A-Z])?|" + _ORD + r")"
-                            r"(?:\s+" + LATIN_ORDINALS + r")?\s*[.:\-–]?$")
+                            r"(?:\s+" + LATIN_ORDINALS + ARTICLE_LETTER + r"?)?\s*[.:\-–]?$")
 # The line that opens an EU act's recitals ("Whereas:", "Considerando lo siguiente:"): its preamble, whatever its type.
 _RECITALS = re.compile(r"^(?:Whereas|WHEREAS|Considerando\s+lo\s+siguiente)\s*:$")
 HEADING_OVERLAP = 0.3  # share of its height a heading's next line may overlap it by

@@ -32,7 +32,8 @@ _ROMAN_DIGITS = [(10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")]
 
 # -- article numbers ----------------------------------------------------------------------------------------
 _LATIN = _headings.LATIN_ORDINALS
-_NUM = (rf"\d+(?:\.\d+)*(?:o\b\.?|\s?[º°ª]\.?)?(?:-(?-i:[A-ZÑ])(?![a-zñ]))?(?:[\s-]+{_LATIN}\b)?"
+_LETTER = _headings.ARTICLE_LETTER  # "283 bis a)"
+_NUM = (rf"\d+(?:\.\d+)*(?:o\b\.?|\s?[º°ª]\.?)?(?:-(?-i:[A-ZÑ])(?![a-zñ]))?(?:[\s-]+{_LATIN}\b{_LETTER}?)?"
         r"(?:\s?\(\d+\))?")
 _SEP = r"(?:\s*,\s*(?:(?:y|e|and)\s+)?|\s+(?:y|e|o|u|a|al|to|and|or|through)\s+|\s*[–—]\s*)"
 _NUMLIST = rf"{_NUM}(?:{_SEP}{_NUM})*"
@@ -40,8 +41,8 @@ _NUM_ITEM = re.compile(rf"(?P<sep>{_SEP})?(?P<num>{_NUM})", re.I)
 _RANGE_SEP = re.compile(r"\b(?:a|al|to|through)\b|[–—]", re.I)
 _PAREN = re.compile(r"\((\d+)\)\s*$")
 _KEY_PREFIX = re.compile(r"^\s*(?:art[ií]culos?|articles?|arts?\.?|§+)\s*", re.I)
-_KEY_NUM = re.compile(rf"^(\d+(?:\.\d+)*)(?:o|\s?[º°ª])?\.?(?:-(?-i:([A-ZÑ]))(?![a-zñ]))?(?:[\s.-]*({_LATIN})\b)?",
-                      re.I)
+_KEY_NUM = re.compile(rf"^(\d+(?:\.\d+)*)(?:o|\s?[º°ª])?\.?(?:-(?-i:([A-ZÑ]))(?![a-zñ]))?(?:[\s.-]*({_LATIN})\b"
+                      rf"(?:\s+((?-i:[a-z]))\))?)?", re.I)
 _KEY_WORD = re.compile(rf"^(?:({_ORD})|([uú]nico)\b)", re.I)
 
 # -- law names ----------------------------------------------------------------------------------------------
@@ -115,6 +116,7 @@ def _roman(n: int) -> str:
 
 def article_key(label: str) -> str | None:
     """Canonical key of an article number as printed: "27" → "27", "3o." → "3", "3o Bis" → "3 Bis",
+    "283 bis a)." → "283 Bis a)",
     "330-A" → "330-A", "Artículo 14.-" → "14", "Article 5" → "5", "§ 1.4" → "1.4",
     "Artículo Primero.-" → "1", "ARTÍCULO DÉCIMO SEGUNDO" → "12", "Artículo Único" → "Único".
     None when `label` names no article number."""
@@ -125,13 +127,15 @@ def article_key(label: str) -> str | None:
         if not w:
             return None
         return str(_ordinal(w.group(1))) if w.group(1) else "Único"
-    number, letter, latin = m.group(1), m.group(2), m.group(3)
+    number, letter, latin, lettered = m.group(1), m.group(2), m.group(3), m.group(4)
     head, dot, rest = number.partition(".")
     number = (head.lstrip("0") or "0") + dot + rest
     if letter:
         number = f"{number}-{letter.upper()}"
     if latin:
         number = f"{number} {_headings.fold(latin).capitalize()}"
+    if lettered:
+        number = f"{number} {lettered})"
     return number
 
 

@@ -132,6 +132,20 @@ def test_a_sentence_that_opens_with_a_books_name_is_no_heading() -> None:
     assert not [c.article for c in chunks if any(p.startswith("Libro II de") for p in c.heading_path)]
 
 
+def test_articles_numbered_by_a_letter_after_their_latin_ordinal_are_articles() -> None:
+    """The LEC inserts eleven articles after art. 283: "Artículo 283 bis a). Exhibición de las pruebas…" to
+    "Artículo 283 bis k).", under "Sección 1.ª bis". Each is an article of its own, cited as such; none is read as
+    more of art. 283 ("Impertinencia o inutilidad de la actividad probatoria")."""
+    (law, chunks), = parsed(LAWS / "boe_consolidado_BOE-A-2000-323_ley_enjuiciamiento_civil.pdf")
+    lettered = [f"283 Bis {letter})" for letter in "abcdefghijk"]
+    articles = list(dict.fromkeys(c.article for c in chunks))
+    assert articles[articles.index("283"):articles.index("283") + 13] == ["283", *lettered, "284"]
+    first = [c for c in chunks if c.article == "283 Bis a)"]
+    assert first[0].heading_path[-1].startswith("Artículo 283 bis a). Exhibición de las pruebas")
+    assert any(p.startswith("Sección 1.ª bis") for p in first[0].heading_path)
+    assert not [c for c in chunks if c.article == "283" and "Exhibición de las pruebas" in c.text]
+
+
 @pytest.mark.parametrize(("name", "article", "divisions"), [
     ("boe_consolidado_BOE-A-2000-323_ley_enjuiciamiento_civil.pdf", "404",
      ["LIBRO II De los procesos declarativos", "TÍTULO II Del juicio ordinario",

@@ -29,6 +29,7 @@ def one(text: str):
     ("Artículo Primero.-", "1"), ("ARTÍCULO DÉCIMO SEGUNDO", "12"), ("Artículo Vigésimo Primero.-", "21"),
     ("Artículo Único", "Único"), ("ARTICULO UNICO.-", "Único"), ("Artículo 17-H Bis.-", "17-H Bis"),
     ("Artículo 14.- A los trabajadores", "14"), ("Artículo 41 Quáter", "41 Quater"), ("art. 007", "7"),
+    ("Artículo 283 bis a).", "283 Bis a)"), ("283 bis k). Consecuencias del incumplimiento", "283 Bis k)"),
 ])
 def test_article_key(label, key):
     assert article_key(label) == key
@@ -68,6 +69,10 @@ def test_qualified_articles():
     assert one("el artículo 3o Bis").articles == ["3 Bis"]
     assert one("Artículo 330-A").articles == ["330-A"]
     assert one("conforme al artículo 6o.?").articles == ["6"]
+    # a letter after the Latin ordinal numbers an article; after a bare number it is an inciso
+    assert one("el artículo 283 bis a) de la Ley de Enjuiciamiento Civil").articles == ["283 Bis a)"]
+    assert parse_references("los artículos 283 bis a) y 283 bis b)")[0].articles == ["283 Bis a)", "283 Bis b)"]
+    assert (one("el artículo 5, inciso a)").articles, one("el artículo 5, inciso a)").inciso) == (["5"], "a")
 
 
 def test_paragraphs():
