@@ -57,12 +57,8 @@ FUSED_K = 10
 
 # A query about reforms, transitory rules, dates of entry into force or repeal asks for those roles too.
 _ASKS_ABOUT_HISTORY = re.compile(
-    r"\b(?:reform\w*|decreto\w*|transitori\w*|vigor|vigencia|deroga\w*|adicion\w*|fecha\w*|"
+    r"\b(?:reform\w*|decreto\w*|transitori\w*|vigor|vigencia|deroga\w*|adicion\w*|publica\w*|fecha\w*|"
     r"amend\w*|repeal\w*|entry into force)\b")
-# A text published, not one that publishes: "¿cuándo se publicó la reforma?", "los decretos publicados en 2024" ask
-# about history; "¿con qué frecuencia se publica el Periódico Oficial?", "¿quién paga la publicación?" ask what the
-# text in force says. Read as typed: folded, "publicó" is the adjective "público".
-_PUBLISHED = re.compile(r"\bpublic(?:ó|aron|ad[oa]s?)\b", re.I)
 # "¿Cuándo…?" asks for a date when its verb tells of a past event ("¿Cuándo se habilitó el puerto?", "¿cuándo
 # suscribieron el convenio?": a notice's antecedentes say); in the present it asks for the condition a rule states
 # ("¿Cuándo procede el sobreseimiento?", "¿Cuándo debe disolverse la sociedad?"), which the text in force answers.
@@ -70,7 +66,7 @@ _ASKS_WHEN_IT_HAPPENED = re.compile(r"\bcu[aá]ndo\b.*\b(?:\w+(?:ó|aron|ieron)|
 
 
 def asks_about_history(query: str) -> bool:
-    return (_ASKS_ABOUT_HISTORY.search(fold(query)) is not None or _PUBLISHED.search(query) is not None
+    return (_ASKS_ABOUT_HISTORY.search(fold(query)) is not None
             or _ASKS_WHEN_IT_HAPPENED.search(query) is not None)
 
 

@@ -57,20 +57,6 @@ def test_sentences_are_distinct_and_in_document_order(answers):
         assert all(starts == sorted(starts) for starts in by_doc.values())
 
 
-def test_a_question_about_what_a_publication_costs_is_answered_by_the_clause_in_force(dof_index):
-    """"¿Quién paga la publicación …?" asks what the addendum obliges, not what was published once: its clause
-    ("deberá publicarse en el Diario Oficial de la Federación, a costa de “LA CONCESIONARIA”, dentro de un plazo que
-    no excederá de 90 (noventa) días naturales", p. 12) answers, not the antecedentes that tell of decrees
-    "publicado en el Diario Oficial" in 1974 and 1988."""
-    answer = ask(dof_index, "¿Quién paga la publicación en el Diario Oficial del tercer addendum al título de "
-                 "concesión del puerto de Tuxpan, y en qué plazo debe publicarse?", answerer="extractive")
-    cites = [c for seg in answer.content for c in seg.citations if c.verified]
-    assert answer.found and cites
-    assert any("a costa de “LA CONCESIONARIA”" in c.cited_text and "90 (noventa) días naturales" in c.cited_text
-               for c in cites), [c.cited_text[:80] for c in cites]
-    assert not any("Decreto Presidencial de fecha" in c.cited_text for c in cites)
-
-
 def test_says_plainly_when_nothing_relevant_was_found(dof_index):
     answer = ask(dof_index, "¿Cuál es la receta tradicional del mole poblano con chocolate?", answerer="extractive")
     assert not answer.found

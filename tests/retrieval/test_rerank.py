@@ -57,12 +57,6 @@ def test_a_question_about_reforms_weighs_every_role_the_same():
     ("¿Cuándo procede el sobreseimiento en el juicio de amparo?", False),  # the condition a rule states
     ("¿Cuándo debe disolverse la sociedad de capital?", False),
     ("¿Qué pena tiene el robo cuando hay violencia?", False),
-    # a text published is history; a text that publishes, or what publication costs, is the rule in force
-    ("¿Qué decretos publicados en 2024 reformaron la ley?", True),
-    ("¿Quién publicó el acuerdo?", True),
-    ("¿Con qué frecuencia se publica el Periódico Oficial?", False),
-    ("¿Quién debe pagar la publicación en el Diario Oficial?", False),
-    ("¿Cómo deben hacerse las compras con dinero público?", False),
 ])
 def test_when_asks_about_history_only_of_a_past_event(question, history):
     assert asks_about_history(question) is history
