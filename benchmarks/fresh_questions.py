@@ -1,6 +1,6 @@
 """Fresh questions a lawyer would ask, over every shared PDF and law (issue 25): right answers, and flags.
 
-`fresh_questions.tsv` holds 348 questions written for issue 25 with the answer noted before they were asked, none
+`fresh_questions.tsv` holds 378 questions written for issue 25 with the answer noted before they were asked, none
 taken from an evaluation set: `laws` (30 on the CPEUM, the Ley de Amparo, Spain's Código Penal, the LSC and the
 LEC), `country` (10 that name a country, four about laws the index does not hold), `notices` (12 on gazette
 notices, rulings and the Universal Declaration by their titles), `laws_b` (24 more on the same five laws, written
@@ -26,7 +26,10 @@ conversational, some naming the law or body by its acronym, some with the user's
 Ley 99, the GDPR, Durango's law and the Reglamento of the LFT; a third short, a third situational, a third naming
 the law or court) and `laws_m` (30 written the same way on 2026-11-29, second session, before the law-name rules
 of that session were measured on it: the five laws' middle and back, a third short, a third situational, a third
-naming the law or court). `expected` is
+naming the law or court) and `laws_n` (30 written the same way on 2026-11-29, third session, before the annex
+rule of that session was measured on it: a dozen on annexes and texts without articles — the Orden's annexes, the
+RMF's annexes 13 and 16, two DOF editions, Durango's Acuerdo, the labour bulletin —, the rest on the numbered laws'
+middle and back, two on laws not indexed). `expected` is
 `LAW:ARTICLE` (right when a verified citation of that law is that article), `file:PDF|WORDS` (the first
 citation's document was ingested from that PDF and a cited span states WORDS: a text whose printed title is no
 name to key on, as a NOM chapter's "DISPOSICIONES GENERALES"),
