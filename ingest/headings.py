@@ -11,7 +11,9 @@ its ranks in use, compacted and numbered from 2, so a document without issuing b
     rank 1  issuing_body  SECRETARIA DE MARINA, COMITE DE EVALUACION DEL PODER JUDICIAL…
     rank 2  title         the document opener: "DECRETO por el que…", "ACUERDO…", "AVISO…", "NORMA Oficial…"
     rank 3  libro / part  LIBRO; and the parts of an instrument: CONSIDERANDO, DECLARACIONES, CLÁUSULAS,
-                          TRANSITORIOS, ANTECEDENTES, RESULTANDO, a lone "ACUERDO"/"DECRETO" line
+            / annex       TRANSITORIOS, ANTECEDENTES, RESULTANDO, a lone "ACUERDO"/"DECRETO" line; and its annexes
+                          ("ANEXO ÚNICO", "ANEXO I", "ANEXO V-A"), which close its transitorios: what an acuerdo
+                          carries in its annex (the lineamientos, the reglas) is no transitory article of it
     rank 4  titulo        TÍTULO …; large generic headings
     rank 5  capitulo      CAPÍTULO …
     rank 6  seccion       SECCIÓN …; bold generic headings
@@ -39,16 +41,16 @@ from functools import lru_cache
 from ingest.layout import Line
 
 # Internal heading kinds (ingest.markdown_build maps them to models.HeadingKind): one definition, no free strings.
-PODER, ISSUING_BODY, TITLE, LIBRO, PART = "poder", "issuing_body", "title", "libro", "part"
+PODER, ISSUING_BODY, TITLE, LIBRO, PART, ANNEX = "poder", "issuing_body", "title", "libro", "part", "annex"
 TITULO, CAPITULO, SECCION, ARTICULO, CLAUSE = "titulo", "capitulo", "seccion", "articulo", "clause"
 HEADING_MAJOR, HEADING_MINOR, OUTLINE = "heading_major", "heading_minor", "outline"
 BODY_KINDS = (PODER, ISSUING_BODY)  # the issuer of a document
 ARTICLE_KINDS = (ARTICULO, CLAUSE)  # label-only headings: the text after the label stays body text
 GENERIC_KINDS = (HEADING_MAJOR, HEADING_MINOR, OUTLINE)  # typographic headings, not legal grammar
 BOUNDARY_KINDS = (PODER, ISSUING_BODY, TITLE)  # a run of these opens a document in an edition
-DIVISION_KINDS = (LIBRO, TITULO, CAPITULO, SECCION)  # the divisions of a law's body, each a label and a name
+DIVISION_KINDS = (LIBRO, TITULO, CAPITULO, SECCION, ANNEX)  # a law's divisions and annexes: a label and a name
 
-RANKS = {"poder": 0, "issuing_body": 1, "title": 2, "libro": 3, "part": 3, "titulo": 4, "capitulo": 5,
+RANKS = {"poder": 0, "issuing_body": 1, "title": 2, "libro": 3, "part": 3, "annex": 3, "titulo": 4, "capitulo": 5,
          "seccion": 6, "articulo": 7, "clause": 7}
 
 _ORD = (r"(?:PRIMER[OA]?|SEGUND[OA]|TERCER[OA]?|CUART[OA]|QUINT[OA]|SEXT[OA]|S[EÉ]PTIM[OA]|OCTAV[OA]|NOVEN[OA]|"
@@ -60,6 +62,8 @@ _NUM = r"(?:\d+[o°º]?|[IVXLC]+|" + _ORD + r")"
 LATIN_ORDINALS = (r"(?i:quaterdecies|quatervicies|septdecies|octodecies|novodecies|terdecies|quindecies|sexdecies|"
                   r"duodecies|undecies|unvicies|duovicies|tervicies|quinvicies|sexvicies|septvicies|octovicies|"
                   r"novovicies|quinquies|decies|vicies|tricies|sexies|septies|octies|no[nv]ies|qu[aá]ter|bis|ter)")
+# An annex's number: "ÚNICO", "I", "3", "A", "V-A".
+_ANNEX_NUMBER = r"(?:[ÚUúu]nic[oa]|[ÚU]NIC[OA]|[IVXLC]+|\d{1,3}|[A-Z])(?:\s?-\s?[A-Z0-9]{1,3})?"
 _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("poder", re.compile(r"^(?:PODER\s+(?:EJECUTIVO|JUDICIAL|LEGISLATIVO)|ORGANISMOS\s+AUT[OÓ]NOMOS|"
                          r"AVISOS|AVISOS\s+JUDICIALES\s+Y\s+GENERALES|CONVOCATORIAS\s+PARA\s+CONCURSOS.*)\s*$")),
@@ -67,6 +71,11 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("titulo", re.compile(r"^T[IÍ]TULO\s+(?:" + _NUM + r"|PRELIMINAR)\b", re.I)),
     ("capitulo", re.compile(r"^CAP[IÍ]TULO\s+(?:" + _NUM + r"|[A-Z])\b", re.I)),
     ("seccion", re.compile(r"^SECCI[OÓ]N\s+(?:" + _NUM + r"|[A-Z])\b", re.I)),
+    # "ANEXO", "ANEXO ÚNICO", "ANEXO I", "Anexo 3", "ANEXO V-A", its name after it or below it; "ANEXO 14 de la
+    # Resolución…" (a document's title) and "Anexo I del presente…" (a sentence) go on in lower case: no annex. In
+    # lower case a label is numbered: a bare "Anexo" heads a table's column ("Anexo" | "Datos a proporcionar").
+    ("annex", re.compile(r"^(?:ANEXOS?(?:\s+" + _ANNEX_NUMBER + r")?+|Anexos?\s+" + _ANNEX_NUMBER + r")\b"
+                         r"(?=\s*(?:$|[.:\-–]|[A-ZÁÉÍÓÚÑ¿\"“(]))")),  # not "ANEXOS 11, 12 y 13 de la …": a title
     ("part", re.compile(r"^(?:ART[IÍ]CULOS?\s+)?(?:TRANSITORIOS?|CONSIDERANDOS?|DECLARACIONES|CL[AÁ]USULAS|"
                         r"ANTECEDENTES|RESULTANDOS?|PUNTOS\s+RESOLUTIVOS|RESOLUTIVOS|ACUERDO|DECRETO|"
                         r"CONSIDERACIONES|FUNDAMENTOS|PRE[AÁ]MBULO|EXPOSICI[OÓ]N\s+DE\s+MOTIVOS|CONTENIDO|[IÍ]NDICE|"
@@ -253,17 +262,19 @@ def title_wraps(prev: Line, ln: Line) -> bool:
 
 
 # A division's label alone on its line ("TÍTULO II", "Capítulo I", "SECCIÓN PRIMERA"): its name is printed below it.
-_BARE_LABEL = re.compile(r"^(?:LIBRO|T[IÍ]TULO|CAP[IÍ]TULO|SECCI[OÓ]N)\s+(?:" + _NUM
-                         + r"|PRELIMINAR|[A-Z])\s*[.:\-–]*$", re.I)
+_BARE_LABEL = re.compile(r"^(?:(?:LIBRO|T[IÍ]TULO|CAP[IÍ]TULO|SECCI[OÓ]N)\s+(?:" + _NUM
+                         + r"|PRELIMINAR|[A-Z])|ANEXOS?(?:\s+\S{1,7})?)\s*[.:\-–]*$", re.I)
 
 
 def names_division(label: Classified, label_line: Line, kind: str, ln: Line) -> bool:
     """Is `ln`, read as a heading of `kind`, the name of the division whose label stands alone right above it
     ("TÍTULO II" / "Del juicio ordinario", "CAPÍTULO I" / "Disposiciones Fundamentales")? A generic heading on the
     label's page, next after it: the name belongs to the label (`Classified.title`), so a chapter opening under the
-    title does not take the title's name from the chunks below it."""
-    return (label.kind in DIVISION_KINDS and kind in GENERIC_KINDS and ln.page == label_line.page
-            and bool(_BARE_LABEL.match(label.label)))
+    title does not take the title's name from the chunks below it. Below an annex's label the name may be set as a
+    document's title ("ANEXO ÚNICO" / "LINEAMIENTOS para la revisión de …"): it names what the annex carries, it opens
+    no document (the caller makes it a generic heading)."""
+    return (label.kind in DIVISION_KINDS and (kind in GENERIC_KINDS or (label.kind == ANNEX and kind == TITLE))
+            and ln.page == label_line.page and bool(_BARE_LABEL.match(label.label)))
 
 
 def division_name(label: str) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from ingest import citation_forms, text_quality
 from ingest.dates import date_or_none, parse_date
-from ingest.headings import BODY_KINDS, GENERIC_KINDS, TITLE, Classified, fold
+from ingest.headings import ANNEX, BODY_KINDS, GENERIC_KINDS, TITLE, Classified, division_name, fold
 from ingest.layout import Line
 from ingest.models import CitationForm, DocType, LegalReference
 
@@ -685,6 +685,7 @@ def identify(ev: Evidence) -> Identity:
     if ev.enacted_by is None:
         _boe_consolidated(ev, ident)
     citation_forms.complete(ident, ev)  # the parts readers cite it by: volume, court, case number, EU act's name
+    ident.aliases += _annexed_names(ev, ident.title)
     if ident.short_title is None:
         _spanish_act(ident)
     if ident.issuing_body is None:
@@ -700,6 +701,26 @@ def identify(ev: Evidence) -> Identity:
     ident.aliases = [a for a in (bound(alias) for alias in ident.aliases) if a]
     _law(ident)
     return ident
+
+
+def _annexed_names(ev: Evidence, title: str) -> list[str]:
+    """The name of what a document issues in its annex, as its title spells it: an acuerdo "por el que se emiten los
+    Lineamientos para la revisión de …" whose "ANEXO ÚNICO" is headed "LINEAMIENTOS PARA LA REVISIÓN DE …" is also
+    called "Lineamientos para la revisión de …". Only a name of three words or more that the title holds: an annex
+    named otherwise ("ANEXO I" / "Ciclo inicial de grado medio…") is a part of the document, not a name of it, and
+    "ANEXO 13 DE LA RESOLUCIÓN …" says whose annex it is."""
+    folded, names = fold(title), []
+    for h in ev.headings:
+        if h.kind != ANNEX:
+            continue
+        printed = (h.title or division_name(h.label)).strip().rstrip(".:")
+        name = fold(printed)
+        if len(name.split()) < 3 or name.split()[0] in ("de", "del"):  # "ANEXO 13 DE LA RESOLUCIÓN …": whose annex
+            continue
+        at = folded.find(name)
+        if at >= 0:  # the title's own spelling ("Lineamientos", not "LINEAMIENTOS") where its offsets are the title's
+            names.append(title[at:at + len(name)] if len(folded) == len(title) else legal_case(printed))
+    return names
 
 
 # Whose law a gazette publishes.

@@ -35,6 +35,7 @@ class HeadingKind(str, Enum):
     libro = "libro"
     part = "part"  # CONSIDERANDO, DECLARACIONES, CLÁUSULAS, RESULTANDO, a lone "DECRETO"/"ACUERDO" line
     transitorios = "transitorios"  # TRANSITORIOS / ARTÍCULOS TRANSITORIOS
+    annex = "annex"  # ANEXO / ANEXO ÚNICO / ANEXO I: what an instrument carries after its own text (its name below)
     titulo = "titulo"
     capitulo = "capitulo"
     seccion = "seccion"
@@ -43,8 +44,9 @@ class HeadingKind(str, Enum):
     heading = "heading"  # a generic (typographic) heading
 
 
-# The divisions of a law's body, each printed as a label and a name ("TÍTULO II" / "Del juicio ordinario").
-DIVISIONS = (HeadingKind.libro, HeadingKind.titulo, HeadingKind.capitulo, HeadingKind.seccion)
+# The divisions of a law's body, each printed as a label and a name ("TÍTULO II" / "Del juicio ordinario"), and the
+# annexes an instrument carries ("ANEXO ÚNICO" / "LINEAMIENTOS PARA …").
+DIVISIONS = (HeadingKind.libro, HeadingKind.titulo, HeadingKind.capitulo, HeadingKind.seccion, HeadingKind.annex)
 
 
 class DocType(str, Enum):

@@ -17,9 +17,9 @@ import pymupdf
 
 from ingest import INGEST_VERSION, ocr, text_quality
 from ingest.gc_pause import collector_paused
-from ingest.headings import (ARTICLE_KINDS, ARTICULO, BODY_KINDS, GENERIC_KINDS, TITLE, Context, body_size, classify,
-                             continues_heading, levels_for, names_division, outline_by_page, spelled, title_below,
-                             title_wraps)
+from ingest.headings import (ARTICLE_KINDS, ARTICULO, BODY_KINDS, GENERIC_KINDS, HEADING_MINOR, TITLE, Context,
+                             body_size, classify, continues_heading, levels_for, names_division, outline_by_page,
+                             spelled, title_below, title_wraps)
 from ingest.identity import Evidence, Identity, identify
 from ingest.layout import Line, extract_lines, invisible_share, reading_order
 from ingest.markdown_build import build
@@ -199,6 +199,8 @@ def _classify(flat: list[tuple[int, Line | TableBlock]], ctx: Context) -> list[I
         if found and named is not None and named.heading is not None and named.line is not None \
                 and names_division(named.heading, named.line, found.kind, merged[0]):
             named.heading.title = found.label  # "TÍTULO II" named "Del juicio ordinario"; the name keeps its line
+            if found.kind == TITLE:  # an annex's name set as a title opens no document of its own
+                found.kind = HEADING_MINOR
         items.append(Item(pno, line=merged[-1], heading=found, first_line=merged[0]))
     return items
 

@@ -272,10 +272,10 @@ def topic(question: str, names: Iterable[str] = ()) -> str:
 
 
 def _names(doc: DocumentInfo) -> list[str]:
-    """A source document's own names of three words or more, folded: its title, its short title. A shorter one
-    ("Código Penal") is a reference `parse_references` reads, and too common a phrase to take out wherever it
-    stands."""
-    return [fold(n) for n in (doc.title, doc.short_title) if n and len(n.split()) >= 3]
+    """A source document's own names of three words or more, folded: its title, its short title, its other names
+    ("Lineamientos para la revisión de …", what its annex issues). A shorter one ("Código Penal", "LSC") is a
+    reference `parse_references` reads, and too common a phrase to take out wherever it stands."""
+    return [fold(n) for n in (doc.title, doc.short_title, *doc.aliases) if n and len(n.split()) >= 3]
 
 
 def _provision(cand: Candidate) -> tuple:
