@@ -15,8 +15,9 @@ from tests.conftest import pdf
 STORE_KINDS = ("edge", "client")
 
 
-def build_index(home: Path, pdf_names: list[str]) -> Index:
-    """A real index under `home` of the named shared PDFs, with the default embedder (caller closes it).
+def build_index(home: Path, pdf_names: list[str | Path]) -> Index:
+    """A real index under `home` of the named shared PDFs (or of PDFs at the paths given), with the default embedder
+    (caller closes it).
 
     Every named PDF must parse to at least one document: a fixture asking for a broken file is a mistake.
     """
@@ -25,7 +26,7 @@ def build_index(home: Path, pdf_names: list[str]) -> Index:
     index = Index.open(Settings(home=home))
     try:
         for name in pdf_names:
-            result = parse_pdf(pdf(name))
+            result = parse_pdf(name if isinstance(name, Path) else pdf(name))
             if not result.documents:
                 raise ValueError(f"{name} yielded no documents ({result.status.value}: {result.message})")
             index.add_documents(result.documents)

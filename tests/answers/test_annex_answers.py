@@ -12,24 +12,17 @@ import json
 
 import pytest
 
-from ingest.parse import parse_pdf
 from retrieval.answers import ask
-from retrieval.index import Index
 from retrieval.settings import Settings
+from tests.index_fixtures import build_index
 from tests.ingest.test_annexes import NAME_CAPS, acuerdo_pdf
 
 
 @pytest.fixture(scope="module")
 def annex_index(tmp_path_factory):
     root = tmp_path_factory.mktemp("annex")
-    result = parse_pdf(acuerdo_pdf(root / "acuerdo.pdf", NAME_CAPS))
-    idx = Index.open(Settings(home=root / "home", _env_file=None))
-    try:
-        idx.add_documents(result.documents)
-        idx.optimize()
+    with build_index(root / "home", [acuerdo_pdf(root / "acuerdo.pdf", NAME_CAPS)]) as idx:
         yield idx
-    finally:
-        idx.close()
 
 
 QUESTIONS = [
