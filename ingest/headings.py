@@ -88,6 +88,8 @@ ARTICLE_LETTER = r"(?:\s+(?-i:[a-z])\))"
 _AFTER_LABEL = re.compile(r"^[\s.:\-–ªº°]*(?:" + LATIN_ORDINALS + r"\b[\s.:\-–]*)?")
 _ARTICLE = re.compile(r"^(?:ART[IÍ]CULO|ART\.)\s+(?:\d+[o°º]?(?:[-\s]?[A-Z]\b)?|" + _ORD + r")"
                       r"(?:\s+" + LATIN_ORDINALS + ARTICLE_LETTER + r"?)?\s*(?:\.\s*-|\.-|\.|-|–|:)", re.I)
+# An article numbered by an ordinal word ("ARTÍCULO SEGUNDO.-"), as a decree numbers its own, not by a figure.
+_ARTICLE_IN_WORDS = re.compile(r"^(?:ART[IÍ]CULO|ART\.)\s+" + _ORD + r"\b", re.I)
 # An article label standing alone on its line ("Artículo 1" in a treaty), terminator optional.
 _ARTICLE_ALONE = re.compile(r"^(?:ART[IÍ]CULO|Art[ií]culo|ARTICLE|Article)\s+(?:\d+[o°º]?(?:[-\s]?[A-Z])?|" + _ORD + r")"
                             r"(?:\s+" + LATIN_ORDINALS + ARTICLE_LETTER + r"?)?\s*[.:\-–]?$")
@@ -295,6 +297,11 @@ def _outline_names(ln: Line, ctx: Context) -> bool:
     folded = fold(ln.text)
     return len(folded) >= 4 and any(folded.startswith(n) or (len(folded) >= 15 and n.startswith(folded))
                                     for n in names)
+
+
+def numbered_in_words(label: str) -> bool:
+    """"ARTÍCULO SEGUNDO.-", "Artículo Primero." (an ordinal word), not "ARTÍCULO 2o.-" nor "SEGUNDO.-"."""
+    return bool(_ARTICLE_IN_WORDS.match(label.strip()))
 
 
 def rank(kind: str) -> int:

@@ -9,10 +9,15 @@ transitory reform decrees inside one text, not new documents.
 
 One more boundary holds in any file: a decree that enacts a whole law carries that law after its own operative
 article ("Artículo único. Se aprueba el texto refundido de la Ley de Sociedades de Capital…", "ARTÍCULO ÚNICO.- Se
-expide la Ley …, para quedar como sigue:"). Where, after such an article, a heading in capitals names a law ("TEXTO
-REFUNDIDO DE LA LEY DE SOCIEDADES DE CAPITAL", "LEY GENERAL DE …") and the law's own structure follows it (a LIBRO,
-TÍTULO, CAPÍTULO or its first article within the next headings), the law is a document of its own from that
-heading on (`split_annexed_law`): its articles are the law's, not the decree's.
+expide la Ley …, para quedar como sigue:"), and a decree that promulgates a treaty, named in its title ("DECRETO
+Promulgatorio de la Convención sobre …, hecha en …"), carries the treaty's text after its certification. Where, after
+such an article or under such a title, a heading in capitals names a law or a treaty ("TEXTO REFUNDIDO DE LA LEY DE
+SOCIEDADES DE CAPITAL", "LEY GENERAL DE …", "CONVENCIÓN SOBRE …") and its own structure follows it (a LIBRO, TÍTULO,
+CAPÍTULO or its first article within the next headings), the law is a document of its own from that heading on
+(`split_annexed_law`): its articles are the law's, not the decree's. A decree of several articles, numbered in words
+as the DOF numbers a decree's ("ARTÍCULO PRIMERO.- Se expide la Ley A …" / the law / "ARTÍCULO SEGUNDO.- Se expide la
+Ley B …" / "ARTÍCULO TERCERO.- Se reforman …" / TRANSITORIOS), takes up its own text again at its next article: each
+law it enacts is a document, and what lies between and after them is the decree's.
 """
 
 from __future__ import annotations
@@ -21,8 +26,8 @@ from dataclasses import dataclass, field
 
 import re
 
-from ingest.headings import (ARTICLE_KINDS, BOUNDARY_KINDS, CAPITULO, ISSUING_BODY, LIBRO, PODER, TITLE, TITULO,
-                             Classified)
+from ingest.headings import (ARTICLE_KINDS, ARTICULO, BOUNDARY_KINDS, CAPITULO, ISSUING_BODY, LIBRO, PART, PODER,
+                             TITLE, TITULO, Classified, fold, numbered_in_words)
 from ingest.references import article_key
 from ingest.layout import Line
 from ingest.tables import TableBlock
@@ -112,9 +117,13 @@ def single_document(items: list[Item]) -> list[DocumentItems]:
     return [doc]
 
 
-# A heading naming a law, in capitals: "TEXTO REFUNDIDO DE LA LEY DE …", "LEY GENERAL DE …", "CÓDIGO NACIONAL DE …".
-_LAW_HEADING = re.compile(r"^(?:TEXTO\s+REFUNDIDO\s+DE\s+(?:LA\s+|EL\s+)?)?(?:LEY|C[ÓO]DIGO|ESTATUTO|REGLAMENTO)\b")
+# A heading naming a law, in capitals: "TEXTO REFUNDIDO DE LA LEY DE …", "LEY GENERAL DE …", "CÓDIGO NACIONAL DE …";
+# or a treaty, whose text a promulgating decree carries after its certification ("CONVENCIÓN SOBRE …", "TRATADO
+# ENTRE …", "CONVENIO …", "PROTOCOLO …").
+_LAW_HEADING = re.compile(r"^(?:TEXTO\s+REFUNDIDO\s+DE\s+(?:LA\s+|EL\s+)?)?"
+                          r"(?:LEY|C[ÓO]DIGO|ESTATUTO|REGLAMENTO|TRATADO|CONVENIO|CONVENCI[ÓO]N|PROTOCOLO)\b")
 _LEADERS = re.compile(r"(?:\.\s?){4,}|…")  # an index entry's dot leaders: the index names the law, it does not start it
+_TRANSITORY = re.compile(r"(?:articulos?\s+)?transitori")  # "TRANSITORIOS", "ARTÍCULOS TRANSITORIOS" (folded)
 _LAW_STRUCTURE_WITHIN = 4  # headings after the law's name within which its LIBRO / TÍTULO / CAPÍTULO / art. 1 appears
 
 
@@ -129,23 +138,74 @@ def _starts_law(items: list[Item], k: int) -> bool:
 
 
 def split_annexed_law(docs: list[DocumentItems]) -> list[DocumentItems]:
-    """Each document, and after it the law it enacts when it carries one whole (module docstring)."""
+    """Each document, and after it the laws it enacts when it carries them whole (module docstring)."""
     out: list[DocumentItems] = []
     for doc in docs:
         out.append(doc)
-        if doc.front_matter:
-            continue
-        seen_article = False
-        for k, it in enumerate(doc.items):
-            h = it.heading
-            if h is None:
-                continue
-            if seen_article and not it.synthetic and _starts_law(doc.items, k):
-                law = DocumentItems([Item(it.page, line=it.line, heading=Classified(TITLE, h.label),
-                                          first_line=it.first_line), *doc.items[k + 1:]],
-                                    poder=doc.poder, body=doc.body, title=h.label, annexed_to=doc)
-                doc.items = doc.items[:k]
-                out.append(law)
-                break
-            seen_article = seen_article or (h.kind in ARTICLE_KINDS and not _LEADERS.search(h.label))
+        if not doc.front_matter:
+            out += _enacted_laws(doc)
     return out
+
+
+def _enacted_laws(doc: DocumentItems) -> list[DocumentItems]:
+    """The laws `doc` carries whole, each cut out of its items; what is the decree's own stays in `doc`."""
+    items, kept, laws = doc.items, [], []
+    decree_article: str | None = None  # the label of the decree's last article so far
+    title = fold(doc.title or "")
+    k = 0
+    while k < len(items):
+        it = items[k]
+        h = it.heading
+        if (h is not None and not it.synthetic and (decree_article is not None or _named_by(title, h))
+                and _starts_law(items, k)):
+            end = _decree_resumes(items, k, decree_article)
+            laws.append(DocumentItems([Item(it.page, line=it.line, heading=Classified(TITLE, h.label),
+                                            first_line=it.first_line), *items[k + 1:end]],
+                                      poder=doc.poder, body=doc.body, title=h.label, annexed_to=doc))
+            k = end
+            continue
+        kept.append(it)
+        if h is not None and h.kind in ARTICLE_KINDS and not _LEADERS.search(h.label):
+            decree_article = h.label
+        k += 1
+    doc.items = kept
+    return laws
+
+
+def _named_by(title: str, heading: Classified) -> bool:
+    """Does the document's title (folded) name the law this heading names, as a decree names what it promulgates
+    ("DECRETO Promulgatorio de la Convención sobre …, hecha en …" / "… a sus habitantes, sabed: …" / the
+    certification / "CONVENCIÓN SOBRE …")? After the title's first words, and in three words or more: a law's
+    title opens with its own name, and a bare "REGLAMENTO" names nothing."""
+    name = fold(heading.label)
+    return heading.kind != TITLE and len(name.split()) >= 3 and title.find(name) > 0
+
+
+def _decree_resumes(items: list[Item], k: int, decree_article: str | None) -> int:
+    """Where the decree that enacts the law named at `k` takes up its own text again: its next article, numbered as
+    the decree numbers its own ("ARTÍCULO PRIMERO.- Se expide la Ley …" / the law's "Artículo 1.-" … "Artículo 29.-" /
+    "ARTÍCULO SEGUNDO.- Se reforman …"), while the law's articles are numbered otherwise (in figures) or have already
+    passed that number. Before the transitory articles only: those after a law are the decree's and the law's alike,
+    and stay with the law. Else (a decree of no article, or of an "ARTÍCULO ÚNICO") the law runs to the end of the
+    document."""
+    key = article_key(decree_article) if decree_article else None
+    if not key or not key.isdigit() or not numbered_in_words(decree_article):
+        return len(items)
+    following = int(key) + 1
+    in_figures, highest = False, 0
+    for j in range(k + 1, len(items)):
+        h = items[j].heading
+        if h is None:
+            continue
+        if h.kind == PART and _TRANSITORY.match(fold(h.label)):
+            break
+        if h.kind != ARTICULO:
+            continue
+        label_key = article_key(h.label)
+        in_words = numbered_in_words(h.label)
+        if in_words and label_key == str(following) and (in_figures or highest >= following):
+            return j
+        in_figures = in_figures or not in_words
+        if label_key and label_key.isdigit():
+            highest = max(highest, int(label_key))
+    return len(items)

@@ -1,5 +1,8 @@
 """A question on what an acuerdo carries in its annex is answered from the annex's article (`ingest.headings`: an
-annex closes the acuerdo's transitorios), not "No encontré" nor the acuerdo's own "Artículo único".
+annex closes the acuerdo's transitorios), not "No encontré" nor the acuerdo's own "Artículo único"; and a decree
+that enacts two reglamentos in its first two articles answers for each reglamento and for its own third article
+under its own name (`ingest.split_documents`: the decree's next article ends the law it enacts); a treaty a decree
+promulgates is answered for under the treaty's name, not said to be missing.
 
 The acuerdo is built in the DOF's layout around the real articles of the Reglamento of arts. 121-122 of the Ley
 Federal del Trabajo (`tests/ingest/test_annexes.py`); the questions are the ones written for those articles in
@@ -15,7 +18,7 @@ import pytest
 from retrieval.answers import ask
 from retrieval.settings import Settings
 from tests.index_fixtures import build_index
-from tests.ingest.test_annexes import NAME_CAPS, acuerdo_pdf
+from tests.ingest.test_annexes import NAME_CAPS, acuerdo_pdf, decree_pdf, promulgation_pdf
 
 
 @pytest.fixture(scope="module")
@@ -42,3 +45,48 @@ def test_a_question_on_the_annex_is_answered_from_the_annexs_article(annex_index
     assert data["found"] is True, answer.text
     first = next(c for seg in answer.content for c in seg.citations)
     assert first.verified and first.article == article, (first.label, answer.text)
+
+
+@pytest.fixture(scope="module")
+def decree_index(tmp_path_factory):
+    root = tmp_path_factory.mktemp("decree")
+    with build_index(root / "home", [decree_pdf(root / "decreto.pdf")]) as idx:
+        yield idx
+
+
+@pytest.mark.parametrize("question,label", [
+    # before: the second reglamento was no document ("No encontré")
+    ("¿Qué dice el artículo 2 del Reglamento de Inspección de las Utilidades?",
+     "Reglamento de Inspección de las Utilidades, art. 2,"),
+    # before: the decree's third article, labelled "Reglamento de la Ley Federal del Trabajo …, art. 3"
+    ("¿Qué reglamento se abroga?", "DECRETO por el que se expiden el Reglamento de la Ley Federal del Trabajo"),
+], ids=["the second enacted reglamento", "the decree's own article"])
+def test_what_a_decree_enacts_and_what_it_says_itself_are_cited_by_their_own_names(decree_index, question, label):
+    settings = Settings(home=decree_index.settings.home, answerer="extractive", judge="offline", _env_file=None)
+    answer = ask(decree_index, question, k=8, settings=settings)
+    assert answer.found, answer.text
+    first = next(c for seg in answer.content for c in seg.citations)
+    assert first.verified and first.label.startswith(label), first.label
+    if label.startswith("DECRETO"):
+        assert first.article == "3" and "Se abroga" in first.cited_text, (first.label, first.cited_text)
+
+
+@pytest.fixture(scope="module")
+def treaty_index(tmp_path_factory):
+    root = tmp_path_factory.mktemp("treaty")
+    with build_index(root / "home", [promulgation_pdf(root / "promulgacion.pdf", articled=False)]) as idx:
+        yield idx
+
+
+@pytest.mark.parametrize("question,article", [
+    ("¿Qué dice el artículo 5 de la Convención sobre los Derechos y Libertades de las Personas?", "5"),
+    ("Según la Convención sobre los Derechos y Libertades de las Personas, ¿tienen derecho a casarse los hombres y "
+     "las mujeres?", "16"),
+], ids=["named article", "named treaty"])
+def test_a_promulgated_treaty_is_answered_for_by_its_name(treaty_index, question, article):
+    settings = Settings(home=treaty_index.settings.home, answerer="extractive", judge="offline", _env_file=None)
+    answer = ask(treaty_index, question, k=8, settings=settings)
+    assert answer.found, answer.text  # before: "La Convención … no está entre los documentos indexados."
+    first = next(c for seg in answer.content for c in seg.citations)
+    assert first.verified and first.article == article, first.label
+    assert first.label.startswith("Convención sobre los Derechos y Libertades de las Personas, art."), first.label

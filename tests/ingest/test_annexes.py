@@ -23,7 +23,7 @@ import pymupdf
 import pytest
 
 from ingest.chunker import chunk_document
-from ingest.models import HeadingKind, ProvisionRole
+from ingest.models import DocType, HeadingKind, ProvisionRole
 from ingest.parse import parse_pdf
 from tests.conftest import pdf
 from tests.ingest.parsed_cache import parsed
@@ -41,41 +41,24 @@ def _rlft_blocks() -> list[str]:
     return [" ".join(b.split()) for b in re.split(r"\n \n", body) if b.strip()]
 
 
-def acuerdo_pdf(path: Path, annex_name: str) -> Path:
-    """A DOF acuerdo: issuing body, title, considerandos, its one article, its transitorios, then ANEXO ÚNICO."""
-    def centred(s: str) -> str:
-        return f'<p style="text-align:center;font-weight:bold">{html.escape(s)}</p>'
+def _centred(s: str) -> str:
+    return f'<p style="text-align:center;font-weight:bold">{html.escape(s)}</p>'
 
-    def para(s: str, bold: bool = False) -> str:
-        return f'<p style="text-align:justify{";font-weight:bold" if bold else ""}">{html.escape(s)}</p>'
 
-    parts = [
-        centred("SECRETARIA DEL TRABAJO Y PREVISION SOCIAL"),
-        para("ACUERDO por el que se emiten los Lineamientos para la revisión de las objeciones de los trabajadores a "
-             "la declaración anual del patrón.", bold=True),
-        para("Al margen un sello con el Escudo Nacional, que dice: Estados Unidos Mexicanos.- Trabajo.- Secretaría del "
-             "Trabajo y Previsión Social."),
-        para("El Secretario del Trabajo y Previsión Social, con fundamento en los artículos 40 de la Ley Orgánica de "
-             "la Administración Pública Federal, 121 y 122 de la Ley Federal del Trabajo, y"),
-        centred("CONSIDERANDO"),
-        para("Que los trabajadores tienen derecho a formular objeciones a la declaración anual que presente el "
-             "patrón, y que es necesario precisar el procedimiento para su revisión;"),
-        para("Que la certeza jurídica exige reunir en un solo instrumento las reglas aplicables, he tenido a bien "
-             "expedir el siguiente"),
-        centred("ACUERDO"),
-        para("ARTÍCULO ÚNICO.- Se emiten los Lineamientos para la revisión de las objeciones de los trabajadores a la "
-             "declaración anual del patrón, conforme al Anexo Único del presente Acuerdo."),
-        centred("TRANSITORIOS"),
-        para("PRIMERO.- El presente Acuerdo entrará en vigor al día siguiente de su publicación en el Diario Oficial "
-             "de la Federación."),
-        para("SEGUNDO.- Se derogan las disposiciones administrativas que se opongan al presente Acuerdo."),
-        para("Ciudad de México, a 2 de junio de 2024.- El Secretario del Trabajo y Previsión Social.- Rúbrica."),
-        centred("ANEXO ÚNICO"),
-        centred(annex_name),
-    ]
-    for block in _rlft_blocks():
+def _para(s: str, bold: bool = False) -> str:
+    return f'<p style="text-align:justify{";font-weight:bold" if bold else ""}">{html.escape(s)}</p>'
+
+
+def _rlft(blocks: int | None = None) -> list[str]:
+    """The Reglamento's chapters (centred) and articles, the first `blocks` of them."""
+    parts = []
+    for block in _rlft_blocks()[:blocks]:
         heading = re.match(r"^(CAPÍTULO|Disposiciones|De la|De las|De los|Del)\b", block) and len(block) < 90
-        parts.append(centred(block) if heading else para(block))
+        parts.append(_centred(block) if heading else _para(block))
+    return parts
+
+
+def _write(path: Path, parts: list[str]) -> Path:
     story = pymupdf.Story("".join(parts), user_css="body{font-family:sans-serif;font-size:9pt}")
     writer = pymupdf.DocumentWriter(str(path))
     page = pymupdf.paper_rect("letter")
@@ -87,6 +70,135 @@ def acuerdo_pdf(path: Path, annex_name: str) -> Path:
         writer.end_page()
     writer.close()
     return path
+
+
+def acuerdo_pdf(path: Path, annex_name: str) -> Path:
+    """A DOF acuerdo: issuing body, title, considerandos, its one article, its transitorios, then ANEXO ÚNICO."""
+    return _write(path, [
+        _centred("SECRETARIA DEL TRABAJO Y PREVISION SOCIAL"),
+        _para("ACUERDO por el que se emiten los Lineamientos para la revisión de las objeciones de los trabajadores a "
+              "la declaración anual del patrón.", bold=True),
+        _para("Al margen un sello con el Escudo Nacional, que dice: Estados Unidos Mexicanos.- Trabajo.- Secretaría "
+              "del Trabajo y Previsión Social."),
+        _para("El Secretario del Trabajo y Previsión Social, con fundamento en los artículos 40 de la Ley Orgánica de "
+              "la Administración Pública Federal, 121 y 122 de la Ley Federal del Trabajo, y"),
+        _centred("CONSIDERANDO"),
+        _para("Que los trabajadores tienen derecho a formular objeciones a la declaración anual que presente el "
+              "patrón, y que es necesario precisar el procedimiento para su revisión;"),
+        _para("Que la certeza jurídica exige reunir en un solo instrumento las reglas aplicables, he tenido a bien "
+              "expedir el siguiente"),
+        _centred("ACUERDO"),
+        _para("ARTÍCULO ÚNICO.- Se emiten los Lineamientos para la revisión de las objeciones de los trabajadores a "
+              "la declaración anual del patrón, conforme al Anexo Único del presente Acuerdo."),
+        _centred("TRANSITORIOS"),
+        _para("PRIMERO.- El presente Acuerdo entrará en vigor al día siguiente de su publicación en el Diario Oficial "
+              "de la Federación."),
+        _para("SEGUNDO.- Se derogan las disposiciones administrativas que se opongan al presente Acuerdo."),
+        _para("Ciudad de México, a 2 de junio de 2024.- El Secretario del Trabajo y Previsión Social.- Rúbrica."),
+        _centred("ANEXO ÚNICO"),
+        _centred(annex_name),
+        *_rlft(),
+    ])
+
+
+ENACTED = "REGLAMENTO DE LA LEY FEDERAL DEL TRABAJO EN MATERIA DE UTILIDADES"
+SECOND = "REGLAMENTO DE INSPECCIÓN DE LAS UTILIDADES"
+SECOND_BLOCKS = 12  # the second reglamento carries the first chapters and articles only
+
+
+def decree_pdf(path: Path) -> Path:
+    """A DOF decree of three articles, numbered in words: the first and the second each enact a reglamento, printed
+    whole after the article (its name in capitals, its chapters, its articles numbered in figures); the third
+    reforms an article of a third text. Then the decree's transitorios."""
+    return _write(path, [
+        _centred("PODER EJECUTIVO"),
+        _centred("SECRETARIA DEL TRABAJO Y PREVISION SOCIAL"),
+        _para("DECRETO por el que se expiden el Reglamento de la Ley Federal del Trabajo en materia de utilidades y el "
+              "Reglamento de Inspección de las Utilidades.", bold=True),
+        _para("Al margen un sello con el Escudo Nacional, que dice: Estados Unidos Mexicanos.- Presidencia de la "
+              "República."),
+        _para("El Presidente de los Estados Unidos Mexicanos, en ejercicio de la facultad que me confiere el artículo "
+              "89, fracción I, de la Constitución Política de los Estados Unidos Mexicanos, he tenido a bien expedir "
+              "el siguiente"),
+        _centred("DECRETO"),
+        _para("ARTÍCULO PRIMERO.- Se expide el Reglamento de la Ley Federal del Trabajo en materia de utilidades, "
+              "para quedar como sigue:"),
+        _centred(ENACTED),
+        *_rlft(),
+        _para("ARTÍCULO SEGUNDO.- Se expide el Reglamento de Inspección de las Utilidades, para quedar como sigue:"),
+        _centred(SECOND),
+        *_rlft(SECOND_BLOCKS),
+        _para("ARTÍCULO TERCERO.- Se abroga el Reglamento de los Artículos 121 y 122 de la Ley Federal del Trabajo, "
+              "publicado en el Diario Oficial de la Federación el 5 de junio de 2014."),
+        _centred("TRANSITORIOS"),
+        _para("PRIMERO.- El presente Decreto entrará en vigor al día siguiente de su publicación en el Diario Oficial "
+              "de la Federación."),
+        _para("SEGUNDO.- Se derogan las disposiciones que se opongan al presente Decreto."),
+        _para("Dado en la Residencia del Poder Ejecutivo Federal, en la Ciudad de México, a 2 de junio de 2024.- "
+              "Rúbrica."),
+    ])
+
+
+TREATY = "CONVENCIÓN SOBRE LOS DERECHOS Y LIBERTADES DE LAS PERSONAS"
+
+
+def _udhr() -> list[str]:
+    """The Universal Declaration's 30 articles as printed ("Artículo 1" on a line, its text after it)."""
+    with pymupdf.open(pdf("es_declaracion_universal_derechos_humanos.pdf")) as src:
+        text = "\n".join(page.get_text() for page in src)
+    parts = []
+    for block in re.split(r"\n(?=Artículo \d+\s*\n)", text[text.index("Artículo 1"):]):
+        label, *lines = block.strip().split("\n")
+        parts += [_para(label.strip(), bold=True), _para(" ".join(" ".join(lines).split()))]
+    return parts
+
+
+def promulgation_pdf(path: Path, articled: bool = True) -> Path:
+    """A DOF decree promulgating a treaty, then the certification by the foreign ministry's legal adviser, then the
+    treaty's text (its name in capitals, a preamble, articles numbered in figures: the Universal Declaration's).
+    `articled`: the decree has an article and a transitorio; else it is the "a sus habitantes, sabed:" form, whose
+    only words of its own are its narrative and "promulgo el presente Decreto"."""
+    decree = [
+        _centred("DECRETO"),
+        _para("ARTÍCULO ÚNICO.- Se promulga la Convención sobre los Derechos y Libertades de las Personas, hecha en "
+              "Nueva York el diez de diciembre de dos mil veintidós."),
+        _centred("TRANSITORIO"),
+        _para("ÚNICO.- El presente Decreto entrará en vigor el día de su publicación en el Diario Oficial de la "
+              "Federación."),
+        _para("Dado en la Residencia del Poder Ejecutivo Federal, en la Ciudad de México, a 3 de mayo de 2023.- "
+              "Rúbrica.- La Secretaria de Relaciones Exteriores.- Rúbrica."),
+    ] if articled else [
+        _para("El diez de diciembre de dos mil veintidós se adoptó en Nueva York la Convención sobre los Derechos y "
+              "Libertades de las Personas, cuyo texto en español consta en la copia certificada adjunta. La "
+              "Convención mencionada fue aprobada por la Cámara de Senadores del Honorable Congreso de la Unión."),
+        _para("Por lo tanto, para su debida observancia, en cumplimiento de lo dispuesto en la fracción I del "
+              "artículo 89 de la Constitución Política de los Estados Unidos Mexicanos, promulgo el presente Decreto, "
+              "en la Ciudad de México, el tres de mayo de dos mil veintitrés.- Rúbrica.- La Secretaria de Relaciones "
+              "Exteriores.- Rúbrica."),
+    ]
+    return _write(path, [
+        _centred("PODER EJECUTIVO"),
+        _centred("SECRETARIA DE RELACIONES EXTERIORES"),
+        _para("DECRETO Promulgatorio de la Convención sobre los Derechos y Libertades de las Personas, hecha en Nueva "
+              "York el diez de diciembre de dos mil veintidós.", bold=True),
+        _para("Al margen un sello con el Escudo Nacional, que dice: Estados Unidos Mexicanos.- Presidencia de la "
+              "República."),
+        _para("El Presidente de los Estados Unidos Mexicanos, " + (
+            "en ejercicio de la facultad que me confiere la fracción I del artículo 89 de la Constitución Política de "
+            "los Estados Unidos Mexicanos, he tenido a bien expedir el siguiente" if articled
+            else "a sus habitantes, sabed:")),
+        *decree,
+        _para("EL CONSULTOR JURÍDICO DE LA SECRETARÍA DE RELACIONES EXTERIORES, CERTIFICA: Que en los archivos de esta "
+              "Secretaría obra el original correspondiente a México de la Convención sobre los Derechos y Libertades "
+              "de las Personas, hecha en Nueva York el diez de diciembre de dos mil veintidós, cuyo texto en español "
+              "es el siguiente:"),
+        _centred(TREATY),
+        _centred("Preámbulo"),
+        _para("Los Estados Partes en la presente Convención, considerando que la libertad, la justicia y la paz en el "
+              "mundo tienen por base el reconocimiento de la dignidad intrínseca de todos los miembros de la familia "
+              "humana, han convenido en lo siguiente:"),
+        *_udhr(),
+    ])
 
 
 def _chunks(path: Path):
@@ -130,6 +242,71 @@ def test_a_law_in_an_acuerdos_annex_is_a_document_of_its_own(tmp_path):
     chunks = chunk_document(law, lambda t: len(t.split()), 350)
     assert list(dict.fromkeys(c.article for c in chunks if c.article)) == [str(n) for n in range(1, 30)]
     assert {c.role for c in chunks} == {ProvisionRole.text}
+
+
+def test_an_acuerdo_with_an_annex_among_an_editions_documents(tmp_path):
+    """The acuerdo printed between two documents of a real DOF edition (its pages before the page on which the
+    SHCP's "ANEXO 14 de la Resolución Miscelánea Fiscal para 2023" opens): the annex is the acuerdo's text, and
+    the edition's documents around it are split and named as they are without it."""
+    acuerdo = acuerdo_pdf(tmp_path / "acuerdo.pdf", NAME_TITLE)
+    edition = pymupdf.open(pdf("dof_2023-01-11_MAT_first20pages.pdf"))
+    alone = [d.title for d in parse_pdf(pdf("dof_2023-01-11_MAT_first20pages.pdf")).documents]
+    with pymupdf.open() as out, pymupdf.open(acuerdo) as inserted:
+        out.insert_pdf(edition, to_page=11)
+        out.insert_pdf(inserted)
+        out.insert_pdf(edition, from_page=12)
+        out.save(tmp_path / "edition.pdf")
+    edition.close()
+    documents = parse_pdf(tmp_path / "edition.pdf").documents
+    titles = [d.title for d in documents]
+    assert titles[:3] + titles[4:] == alone and titles[3].startswith("ACUERDO por el que se emiten los Lineamientos")
+    chunks = chunk_document(documents[3], lambda t: len(t.split()), 350)
+    annexed = [c for c in chunks if c.article not in (None, "Único")]
+    assert list(dict.fromkeys(c.article for c in annexed)) == [str(n) for n in range(1, 30)]
+    assert {c.role for c in annexed} == {ProvisionRole.text}
+
+
+def test_a_decree_takes_up_its_own_articles_after_each_law_it_enacts(tmp_path):
+    """"ARTÍCULO PRIMERO.- Se expide el Reglamento …, para quedar como sigue:" / the reglamento's chapters and
+    articles "ARTÍCULO 1o.-" … "ARTÍCULO 29.-" / "ARTÍCULO SEGUNDO.- Se expide …" / a second reglamento / "ARTÍCULO
+    TERCERO.- Se abroga …" / TRANSITORIOS. The decree's next article, numbered in words as its own are, ends each law
+    (`split_documents._decree_resumes`). Before, everything after the first law's name was that law: the decree's
+    second and third articles were its articles 2 and 3 (the abrogation answered "¿Qué dice el artículo 2 del
+    Reglamento …?"), and the second reglamento's articles were its articles too."""
+    documents = parse_pdf(decree_pdf(tmp_path / "decreto.pdf")).documents
+    decree, first, second = documents
+    assert decree.title.startswith("DECRETO por el que se expiden")
+    assert [first.title.casefold(), second.title.casefold()] == [ENACTED.casefold(), SECOND.casefold()]
+
+    own = chunk_document(decree, lambda t: len(t.split()), 350)
+    assert list(dict.fromkeys(c.article for c in own if c.article)) == ["1", "2", "3"]
+    assert {c.role for c in own if c.article} == {ProvisionRole.text}
+    [abrogation] = [c for c in own if "Se abroga el Reglamento de los Artículos 121 y 122" in c.text]
+    assert abrogation.article == "3"
+    assert {c.role for c in own if "TRANSITORIOS" in c.heading_path} == {ProvisionRole.transitory}
+
+    articles = sum(1 for b in _rlft_blocks()[:SECOND_BLOCKS] if re.match(r"ARTÍCULO \d", b))
+    for law, count in ((first, 29), (second, articles)):
+        chunks = chunk_document(law, lambda t: len(t.split()), 350)
+        assert list(dict.fromkeys(c.article for c in chunks)) == [str(n) for n in range(1, count + 1)], law.title
+        assert {c.role for c in chunks} == {ProvisionRole.text}
+        assert not any("Se expide" in c.text or "Se abroga" in c.text or "TRANSITORIOS" in c.heading_path
+                       for c in chunks), law.title
+
+
+@pytest.mark.parametrize("articled", [True, False], ids=["decree with an article", "sabed: form"])
+def test_a_treaty_a_decree_promulgates_is_a_document_of_its_own(tmp_path, articled):
+    """The treaty's text after the decree and the certification: a document named as its heading prints it, a
+    treaty, its 30 articles its text. Before, its articles were the decree's, and a question naming the convention
+    was told it was not indexed."""
+    decree, treaty = parse_pdf(promulgation_pdf(tmp_path / "promulgacion.pdf", articled)).documents
+    assert decree.title.startswith("DECRETO Promulgatorio de la Convención")
+    assert (treaty.title.casefold(), treaty.doc_type) == (TREATY.casefold(), DocType.tratado)
+    chunks = chunk_document(treaty, lambda t: len(t.split()), 350)
+    assert list(dict.fromkeys(c.article for c in chunks if c.article)) == [str(n) for n in range(1, 31)]
+    assert {c.role for c in chunks if c.article} == {ProvisionRole.text}
+    own = chunk_document(decree, lambda t: len(t.split()), 350)
+    assert {c.article for c in own if c.article} == ({"Único"} if articled else set())
 
 
 def test_the_annexes_of_a_boe_orden_are_its_annexes():
