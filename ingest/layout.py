@@ -21,7 +21,10 @@ import pymupdf
 _BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi", re.I)
 _ITALIC_FONT = re.compile(r"italic|oblique", re.I)
 _CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")
-TEXT_FLAGS = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_IMAGES
+# Ligatures expanded to their letters ("ﬁ" → "fi"): "oﬁciales" as some producers' fonts set it is the word a user
+# types, a BM25 term and a quote as the user writes it ("oficiales"). The highlighter reads the page's words folded
+# by NFKD, which splits a ligature the same way.
+TEXT_FLAGS = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_IMAGES & ~pymupdf.TEXT_PRESERVE_LIGATURES
 # Space characters other than the space, read as one: a no-break space ("art.\u00a027"), an em or a narrow space (BOE
 # typesetting), and the line and paragraph separators some producers put between every two words (a guide whose body
 # PyMuPDF reads "When\u2029an\u2029agency…"). The ideographic space stays: it is part of CJK text.

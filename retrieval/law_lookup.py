@@ -19,6 +19,7 @@ answering from another law. A bill ("la iniciativa de Ley de Ingresos") is no la
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -241,6 +242,28 @@ class LawCatalog:
             found = [(s, e) for s, e in found if e.consolidated]
         return [e.document for _, e in found]
 
+    def amending(self, ref: LegalReference) -> list[DocumentInfo]:
+        """The documents whose title amends the law `ref` names and no document is ("DECRETO por el que se reforman
+        los artículos 3o. y 13 de la Ley General de Salud": `DocumentInfo.amends`), newest first: what the index holds
+        of a law it does not hold whole. When `ref` names articles, a decree whose title names other articles is
+        left out (one that names none, "diversas disposiciones", may hold them)."""
+        name, wanted = qualifiers(fold(ref.law or ""))
+        upper = (ref.law or "").strip().upper()
+        if not name:
+            return []
+        out = []
+        for e in self.entries:
+            if not wanted <= e.jurisdiction:
+                continue
+            for law in e.document.amends:
+                if not (qualifiers(fold(law.law or ""))[0] == name or (" " not in upper and law.law
+                                                                       and acronym(law.law) == upper)):
+                    continue
+                if not ref.articles or not law.articles or set(ref.articles) & set(law.articles):
+                    out.append(e.document)
+                    break
+        return sorted(out, key=lambda d: d.publication_date or dt.date.min, reverse=True)
+
     def topic_laws(self, query: str, matter: bool = False) -> list[tuple[str, DocumentInfo]]:
         """Consolidated laws whose *subject* the query speaks of without naming the law: the words of the law's
         name after its type ("Ley de Amparo" → "amparo", "Ley de Enjuiciamiento Civil" → "enjuiciamiento civil"),
@@ -438,12 +461,22 @@ def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, li
     return out
 
 
+def amended_by(ref: LegalReference, decrees: Sequence[DocumentInfo]) -> str:
+    """ "La Ley General de Salud no está entre los documentos indexados; se cita el decreto que la reforma: DECRETO
+    por el que se reforman …" (`LawCatalog.amending`)."""
+    titles = "; ".join(dict.fromkeys(d.title.rstrip(". ") for d in decrees))
+    missing = absence(ref)
+    it = "lo" if missing.startswith("El ") else "la"  # "El Código Fiscal …: … que lo reforma"
+    which = f"el decreto que {it} reforma" if len(decrees) == 1 else f"los decretos que {it} reforman"
+    return f"{missing}; se cita {which}: {titles}"
+
+
 def report(ref: LegalReference, docs: Sequence[DocumentInfo], chunks: int,
-           catalog: LawCatalog | None = None) -> ResolvedReference:
+           catalog: LawCatalog | None = None, amending: bool = False) -> ResolvedReference:
     """What a reference resolved to; a named law no document is (`names_a_law`) is `absent`, with the reason and
-    the closest indexed laws by name (given the `catalog`)."""
+    the closest indexed laws by name (given the `catalog`); `amending`: `docs` are decrees that amend it."""
     absent = not docs and names_a_law(ref)
-    reason = None
+    reason = amended_by(ref, docs) if amending and docs else None
     closest: list[str] = []
     if absent:
         reason = absence(ref)
@@ -451,4 +484,5 @@ def report(ref: LegalReference, docs: Sequence[DocumentInfo], chunks: int,
     elif not docs and ref.articles:
         reason = "no law named, and no document of the best hits holds that article"
     return ResolvedReference(reference=ref, doc_ids=[d.doc_id for d in docs], titles=[d.title for d in docs],
-                             resolved=bool(docs), chunks=chunks, absent=absent, reason=reason, closest=closest)
+                             resolved=bool(docs), chunks=chunks, absent=absent, reason=reason, closest=closest,
+                             amending=amending and bool(docs))

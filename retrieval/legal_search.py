@@ -57,6 +57,14 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     reports = []
     resolved: list[tuple] = []
     for ref, docs in refs:
+        amending = False
+        if not docs and names_a_law(ref) and (decrees := catalog.amending(ref)):
+            # the law is not indexed whole, but decrees that amend it are: the named articles they print, else
+            # their text (an article none prints leaves the law absent: another provision is no answer)
+            held = index.provisions([d.doc_id for d in decrees], ref.articles, filters) if ref.articles else []
+            holders = {document.doc_id for _, document in held}
+            docs = [d for d in decrees if d.doc_id in holders] if ref.articles else decrees
+            amending = bool(docs)
         doc_ids = [d.doc_id for d in docs]
         found = []
         if ref.articles:
@@ -74,7 +82,7 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
             for chunk, document in found:
                 looked_up.setdefault(chunk.chunk_id, SearchHit(chunk=chunk, document=document, score=0.0, rank=1,
                                                                via="reference"))
-        reports.append(report(ref, docs, len(found), catalog))
+        reports.append(report(ref, docs, len(found), catalog, amending))
         resolved.append((ref, doc_ids))
     # naming no law, a question that speaks of what an indexed law regulates ("el juicio de amparo": the Ley de
     # Amparo) reads that law first, as one naming it would (`LawCatalog.topic_laws`, the matter its name gives)

@@ -70,6 +70,9 @@ class ResolvedReference(BaseModel):
     absent: bool = False  # a law named by name, acronym or number that no indexed document is (issue 25)
     reason: str | None = None  # why it did not resolve: "El Código Penal Federal no está entre los documentos indexados"
     closest: list[str] = []  # when absent: the indexed laws closest to the named one by name, best first
+    # the named law is not indexed whole, but the documents resolved to are decrees that amend it (a DOF reform
+    # decree prints the amended articles' new text): `reason` says so, and the answer opens with it
+    amending: bool = False
 
 
 class NamedCountry(BaseModel):

@@ -116,11 +116,13 @@ def finish(question: str, hits: list[SearchHit], draft: Draft, backend: str, fal
 
 def absent_notice(references: list[ResolvedReference]) -> str:
     """ "El Código Penal Federal no está entre los documentos indexados. Las leyes indexadas más cercanas por su
-    nombre son: …" — one sentence per absent law, the closest laws once."""
+    nombre son: …" — one sentence per absent law, the closest laws once; first, for a named law held only through
+    the decrees that amend it, which decrees are cited (`law_lookup.amended_by`)."""
     absent = [r for r in references if r.absent]
-    if not absent:
+    amended = [r.reason for r in references if r.amending and r.reason]  # the law's amending decrees are cited
+    if not absent and not amended:
         return ""
-    reasons = list(dict.fromkeys(r.reason for r in absent if r.reason))
+    reasons = list(dict.fromkeys([*amended, *(r.reason for r in absent if r.reason)]))
     closest = list(dict.fromkeys(c for r in absent for c in r.closest))
     text = " ".join(f"{reason}." for reason in reasons)
     if closest:

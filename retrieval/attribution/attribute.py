@@ -246,8 +246,9 @@ def _claim(ref: LegalReference | None, unit: _Unit, last_law: LegalReference | N
     law = ref if _names_law(ref) else next((r for r in unit.refs if _names_law(r)), None) or last_law
     law = with_qualifier(law, ctx.text) if law is not None and ctx.text else law
     # the law named is resolved in the whole index: a quote checked against other documents than the one it names
-    # is not where claimed
-    docs = [d.doc_id for d in ctx.catalog.resolve(law)] if law is not None else list(doc_ids)
+    # is not where claimed; a law held only through the decrees that amend it is checked against their text
+    docs = [d.doc_id for d in ctx.catalog.resolve(law) or (ctx.catalog.amending(law) if names_a_law(law) else [])] \
+        if law is not None else list(doc_ids)
     return _Claim(reference=ref, articles=list(ref.articles), doc_ids=docs,
                   law_missing=law is not None and not docs and names_a_law(law))
 

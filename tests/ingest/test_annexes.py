@@ -201,6 +201,47 @@ def promulgation_pdf(path: Path, articled: bool = True) -> Path:
     ])
 
 
+def _labelled(label: str, text: str) -> str:
+    """A paragraph opened by its label in bold, as the DOF sets "Artículo 13.-" in a reform decree."""
+    return f'<p style="text-align:justify"><b>{html.escape(label)}</b> {html.escape(text)}</p>'
+
+
+def reform_pdf(path: Path) -> Path:
+    """A DOF reform decree of the Congress: its one article reforms arts. 3o. and 13 of the Ley General de Salud
+    "para quedar como sigue:", and prints their new text (elided fractions as "..."), then its transitorios."""
+    return _write(path, [
+        _centred("PODER EJECUTIVO"),
+        _centred("SECRETARIA DE SALUD"),
+        _para("DECRETO por el que se reforman los artículos 3o. y 13 de la Ley General de Salud.", bold=True),
+        _para("Al margen un sello con el Escudo Nacional, que dice: Estados Unidos Mexicanos.- Presidencia de la "
+              "República."),
+        _para("El Presidente de los Estados Unidos Mexicanos, a sus habitantes sabed: Que el Honorable Congreso de la "
+              "Unión, se ha servido dirigirme el siguiente"),
+        _centred("DECRETO"),
+        _para("\"EL CONGRESO GENERAL DE LOS ESTADOS UNIDOS MEXICANOS, D E C R E T A:"),
+        _para("SE REFORMAN LOS ARTÍCULOS 3o. Y 13 DE LA LEY GENERAL DE SALUD."),
+        _labelled("Artículo Único.-", "Se reforman las fracciones II y XV del artículo 3o. y el apartado A del "
+                  "artículo 13 de la Ley General de Salud, para quedar como sigue:"),
+        _labelled("Artículo 3o.-", "En los términos de esta Ley, es materia de salubridad general:"),
+        _para("I. ..."),
+        _para("II. La atención médica, preferentemente en beneficio de grupos vulnerables, incluida la atención de la "
+              "salud mental de niñas, niños y adolescentes;"),
+        _para("III. a XIV. ..."),
+        _para("XV. La prevención y el control de enfermedades transmisibles y de las adicciones;"),
+        _labelled("Artículo 13.-", "La competencia entre la Federación y las entidades federativas en materia de "
+                  "salubridad general quedará distribuida conforme a lo siguiente:"),
+        _para("A. Corresponde al Ejecutivo Federal, por conducto de la Secretaría de Salud, dictar las normas "
+              "oficiales mexicanas a que quedará sujeta la prestación de servicios de salud en las materias de "
+              "salubridad general en todo el territorio nacional."),
+        _centred("Transitorios"),
+        _labelled("Primero.-", "El presente Decreto entrará en vigor al día siguiente de su publicación en el Diario "
+                  "Oficial de la Federación."),
+        _labelled("Segundo.-", "La Secretaría de Salud contará con un plazo de ciento ochenta días para adecuar sus "
+                  "normas oficiales mexicanas."),
+        _para("Ciudad de México, a 10 de abril de 2024.- Dip. Presidente.- Rúbrica.- Sen. Presidenta.- Rúbrica.\""),
+    ])
+
+
 def _chunks(path: Path):
     result = parse_pdf(path)
     assert len(result.documents) == 1, [d.title for d in result.documents]
@@ -307,6 +348,16 @@ def test_a_treaty_a_decree_promulgates_is_a_document_of_its_own(tmp_path, articl
     assert {c.role for c in chunks if c.article} == {ProvisionRole.text}
     own = chunk_document(decree, lambda t: len(t.split()), 350)
     assert {c.article for c in own if c.article} == ({"Único"} if articled else set())
+
+
+def test_a_reform_decree_names_what_it_amends_and_prints_the_new_text_of_each_article(tmp_path):
+    [decree] = parse_pdf(reform_pdf(tmp_path / "reforma.pdf")).documents
+    assert [(r.law, r.articles) for r in decree.amends] == [("Ley General de Salud", ["3", "13"])]
+    chunks = chunk_document(decree, lambda t: len(t.split()), 350)
+    assert [c.article for c in chunks if c.article] == ["Único", "3", "13"]
+    [art13] = [c for c in chunks if c.article == "13"]
+    assert "dictar las normas oficiales mexicanas" in " ".join(art13.text.split())
+    assert art13.role is ProvisionRole.text
 
 
 def test_the_annexes_of_a_boe_orden_are_its_annexes():

@@ -119,3 +119,22 @@ def test_missing_tesseract_data_gives_scanned_no_ocr(no_tessdata: None) -> None:
     result = parse_pdf(pdf("scan_us_tn_workers_comp_appeals_opinion.pdf"))
     assert result.status is ParseStatus.scanned_no_ocr
     assert "Tesseract" in result.message and not result.documents
+
+
+def test_a_ligature_the_font_sets_is_read_as_its_letters(tmp_path: Path) -> None:
+    """MuPDF's Story sets "fi" and "fl" as one ligature glyph, as many producers' fonts do; read as "ﬁ" (U+FB01) the
+    word "oﬁciales" is not the "oficiales" a user types nor a BM25 term of it."""
+    text = "Artículo 1.- Las normas oficiales fijan el flujo de los fondos financieros de la Federación."
+    story = pymupdf.Story(f"<p>{text}</p>", user_css="body{font-family:sans-serif;font-size:10pt}")
+    path = tmp_path / "ligatures.pdf"
+    writer = pymupdf.DocumentWriter(str(path))
+    device = writer.begin_page(pymupdf.paper_rect("letter"))
+    story.place(pymupdf.paper_rect("letter") + (72, 72, -72, -72))
+    story.draw(device)
+    writer.end_page()
+    writer.close()
+    with pymupdf.open(path) as doc:  # the page does hold ligature glyphs: what MuPDF preserves unless told not to
+        assert "\ufb01" in doc[0].get_text(flags=pymupdf.TEXTFLAGS_TEXT)
+    (legal,) = parse_pdf(path).documents
+    assert "normas oficiales fijan el flujo de los fondos financieros" in " ".join(legal.markdown.split())
+    assert not any("\ufb00" <= ch <= "\ufb06" for ch in legal.markdown)
