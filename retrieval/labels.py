@@ -25,6 +25,11 @@ _EDITIONS = {"MAT": "Matutina", "VES": "Vespertina", "EXT": "Extraordinaria"}
 DASH = "–"  # a span of two provisions: "fr. I–II"
 
 
+# A title's closing full stop is no part of its name in a citation: "DECRETO por el que se reforman … de la Ley
+# General de Salud, art. 13", not "… Salud., art. 13". An abbreviation's stop stays ("… S.A. de C.V.").
+_CLOSING_STOP = re.compile(r"(?<=[a-záéíóúñü\d)]{2})\.$")
+
+
 def shorten(text: str, limit: int) -> str:
     text = " ".join(text.split())
     if len(text) <= limit:
@@ -53,13 +58,13 @@ def document_name(doc: DocumentInfo) -> str:
         if form.case_number:
             parts.append(f"{form.case_label or 'No.'} {form.case_number}")
         return ", ".join(parts)
-    name = shorten(doc.short_title or doc.title, MAX_NAME)
+    name = _CLOSING_STOP.sub("", shorten(doc.short_title or doc.title, MAX_NAME))
     if doc.gazette == "DOF" and doc.edition and doc.publication_date:
         date = doc.publication_date.strftime("%d-%m-%Y")
         parts = [f"DOF {date} ({_EDITIONS.get(doc.edition, doc.edition)})"]
         if doc.issuing_body:
             parts.append(shorten(doc.issuing_body, 60))
-        parts.append(shorten(doc.short_title or doc.title, 60))
+        parts.append(_CLOSING_STOP.sub("", shorten(doc.short_title or doc.title, 60)))
         return ", ".join(parts)
     if doc.gazette and doc.issue:
         return f"{doc.gazette} {doc.issue}, {name}"

@@ -46,7 +46,9 @@ def test_an_article_of_a_law_held_only_through_its_amending_decree_is_quoted_fro
                                              if "LGS" in question else NOTICE), answer.content[0].text
     first = next(c for seg in answer.content for c in seg.citations)
     assert first.verified and first.article == "13", first.label
-    assert first.label.startswith("DECRETO por el que se reforman los artículos 3o. y 13"), first.label
+    # named as a lawyer cites it: the title without its closing full stop, then the article
+    assert first.label.startswith("DECRETO por el que se reforman los artículos 3o. y 13 de la Ley General de Salud, "
+                                  "art. 13"), first.label
 
 
 def test_an_article_no_amending_decree_prints_leaves_the_law_absent(reform_index):
