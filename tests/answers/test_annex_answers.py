@@ -55,7 +55,7 @@ def decree_index(tmp_path_factory):
 
 
 @pytest.mark.parametrize("question,label", [
-    # before: the second reglamento was no document ("No encontré")
+    # before: the second reglamento was no document ("… no está entre los documentos indexados")
     ("¿Qué dice el artículo 2 del Reglamento de Inspección de las Utilidades?",
      "Reglamento de Inspección de las Utilidades, art. 2,"),
     # before: the decree's third article, labelled "Reglamento de la Ley Federal del Trabajo …, art. 3"
