@@ -1,5 +1,6 @@
 """A provision by its citation: an article of a law — or one paragraph or fracción of it — verbatim, in the version of
-the law in force on a day, with its amendment notes, its page and the label a lawyer cites it by.
+the law in force on a day, with its amendment notes, its page and the label a lawyer cites it by; of a law the index
+holds only through the decrees that amend it, the article as the newest decree that prints it reads.
 
     find_provision(index, "CPEUM", "27", paragraph=1)                       # "…, art. 27, párr. 1, p. 33"
     find_provision(index, "Ley de Amparo", "17", fraction="II", as_of=dt.date(2025, 6, 1))
@@ -24,7 +25,7 @@ from ingest.models import AmendmentNote, Chunk, DocumentInfo
 from retrieval import labels
 from retrieval.article_history import (LawVersion, NotInIndex, article_start, checked_key, find_law, first_run,
                                        law_version, version_on)
-from retrieval.law_lookup import understood
+from retrieval.law_lookup import names_a_law, understood
 
 if TYPE_CHECKING:
     from retrieval.index import Index
@@ -59,16 +60,24 @@ class Provision(BaseModel):
     chunk_id: str = Field(description="The chunk the provision starts in (GET /chunks/{id}).")
 
 
-def provision_document(index: Index, law: str, as_of: dt.date | None = None) -> DocumentInfo:
-    """The document an article of `law` is read from: the version of the law in force on `as_of` (default today) or,
-    for a document that is not a law with versions (a decree, an agreement), the one its name resolves to."""
+def provision_document(index: Index, law: str, as_of: dt.date | None = None, article: str = "1") -> DocumentInfo:
+    """The document article `article` of `law` is read from: the version of the law in force on `as_of` (default
+    today); for a document that is not a law with versions (a decree, an agreement), the one its name resolves to;
+    for a law the index holds only through decrees that amend it, the newest that prints the article
+    (`LawCatalog.amending`: its title names the decree the text comes from)."""
     try:
         _, versions = find_law(index, law)
     except NotInIndex:
-        named = [d for _, docs in understood(f"artículo 1 de {' '.join(law.split())}", index.catalog()) for d in docs]
-        if not named:
-            raise
-        return named[0]
+        catalog = index.catalog()
+        refs = understood(f"artículo {article} de {' '.join(law.split())}", catalog)
+        named = [d for _, docs in refs for d in docs]
+        if named:
+            return named[0]
+        for ref, _ in refs:
+            for decree in catalog.amending(ref) if names_a_law(ref) else []:
+                if index.articles(decree.doc_id, [article]):
+                    return decree
+        raise
     return version_on(versions, as_of or dt.date.today())
 
 
@@ -77,7 +86,7 @@ def find_provision(index: Index, law: str, article: str, paragraph: int | None =
     """The article `article` of `law` (or its paragraph / fracción) in the version in force on `as_of`; what the index
     does not hold is `NotInIndex`, said in one line."""
     key = checked_key(article)
-    doc = provision_document(index, law, as_of)
+    doc = provision_document(index, law, as_of, key)
     found = index.articles(doc.doc_id, [key])
     if not found:
         raise NotInIndex(f"article {key} not found in {doc.title}")

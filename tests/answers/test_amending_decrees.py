@@ -70,3 +70,17 @@ def test_a_quote_of_an_amended_article_is_checked_against_the_amending_decree(re
     invented = attribute(reform_index, 'El artículo 13 de la Ley General de Salud dispone que "las entidades '
                                        'federativas dictarán por sí solas las normas de salubridad general".')
     assert invented.quotes[0].status is not QuoteStatus.exact, invented.quotes[0]
+
+
+def test_the_article_lookup_reads_an_amended_article_from_its_decree(reform_index):
+    """`gaceta article`, `GET /laws/{law}/articles/{n}` and the MCP tool `get_provision` (`find_provision`)."""
+    from retrieval.article_history import NotInIndex
+    from retrieval.provisions import find_provision
+
+    provision = find_provision(reform_index, "Ley General de Salud", "13")
+    assert provision.law.startswith("DECRETO por el que se reforman los artículos 3o. y 13 de la Ley General de Salud")
+    assert provision.label.startswith("DECRETO por el que se reforman los artículos 3o. y 13 de la Ley General de "
+                                      "Salud, art. 13"), provision.label
+    assert "dictar las normas oficiales mexicanas" in " ".join(provision.text.split())
+    with pytest.raises(NotInIndex):
+        find_provision(reform_index, "Ley General de Salud", "5")
