@@ -57,7 +57,7 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     reports = []
     resolved: list[tuple] = []
     for ref, docs in refs:
-        amending = False
+        amending, held = False, []
         if not docs and names_a_law(ref) and (decrees := catalog.amending(ref)):
             # the law is not indexed whole, but decrees that amend it are: the named articles they print, else
             # their text (an article none prints leaves the law absent: another provision is no answer)
@@ -68,8 +68,8 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
         doc_ids = [d.doc_id for d in docs]
         found = []
         if ref.articles:
-            if doc_ids:
-                found = index.provisions(doc_ids, ref.articles, filters)
+            if doc_ids:  # the amending decrees' articles are looked up once, above
+                found = held if amending else index.provisions(doc_ids, ref.articles, filters)
             elif not names_a_law(ref):  # no law named: the laws the rest of the query points to, best hit first
                 for doc_id in list(dict.fromkeys(h.chunk.doc_id for h in hits))[:CONTEXT_DOCS]:
                     found = index.provisions([doc_id], ref.articles, filters)
