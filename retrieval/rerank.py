@@ -55,9 +55,10 @@ CANDIDATES = 30  # first-stage hits the reranker sees
 NAMED_VIA = ("reference", "identifier")  # a hit in what the question names: an article looked up, an entry's number
 FUSED_K = 10
 
-# A query about reforms, transitory rules, dates of entry into force or repeal asks for those roles too.
+# A query about reforms, transitory rules, dates of entry into force or repeal asks for those roles too. "Adicionar"
+# and "adición" are amendments; the adjective "adicional" ("un reparto adicional") is not.
 _ASKS_ABOUT_HISTORY = re.compile(
-    r"\b(?:reform\w*|decreto\w*|transitori\w*|vigor|vigencia|deroga\w*|adicion\w*|publica\w*|fecha\w*|"
+    r"\b(?:reform\w*|decreto\w*|transitori\w*|vigor|vigencia|deroga\w*|adicion(?!al)\w*|publica\w*|fecha\w*|"
     r"amend\w*|repeal\w*|entry into force)\b")
 # "¿Cuándo…?" asks for a date when its verb tells of a past event ("¿Cuándo se habilitó el puerto?", "¿cuándo
 # suscribieron el convenio?": a notice's antecedentes say); in the present it asks for the condition a rule states
