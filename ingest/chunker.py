@@ -17,7 +17,7 @@ Why each rule:
 - Header lines are never deeper than `######` (Markdown has six levels): a heading at level 7+ is written with six
   `#`; its real level stays in `Heading.level`, its kind in `Chunk.heading_kinds`.
 - Legal structure (`ingest.provisions`): each chunk carries the kinds of its open headings, the canonical key of the
-  article open at its start (`ingest.references.article_key`), its provision role, the amendment notes inside it
+  provision open at its start (`Provisions.article`), its provision role, the amendment notes inside it
   and the paragraph marks a citation needs ("art. 27, párr. 1").
 - Heading lines in a header share a quarter of `max_tokens`; when they need more, the longest are cut at a word
   boundary and end in " …" (the full texts stay in `heading_path`).
@@ -36,9 +36,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ingest.gc_pause import collector_paused
-from ingest.models import DIVISIONS, Chunk, Heading, HeadingKind, LegalDocument, PageBreak, Sentence, TableRows
+from ingest.models import DIVISIONS, Chunk, Heading, LegalDocument, PageBreak, Sentence, TableRows
 from ingest.provisions import Provisions
-from ingest.references import article_key
 from ingest.sentences import sentence_spans
 
 TokenCounter = Callable[[str], int]
@@ -332,7 +331,7 @@ class _Packer:
         pages, breaks = c.pages(start, end)
         index = len(self.chunks)
         stack = [c.headings[i] for i in key]
-        article = next((h for h in reversed(stack) if h.kind is HeadingKind.articulo), None)
+        role = c.provisions.role(stack, start)
         self.chunks.append(
             Chunk(
                 chunk_id=f"{c.doc.doc_id}:{index:05d}",
@@ -342,8 +341,8 @@ class _Packer:
                 text=text,
                 heading_path=[_path_entry(h) for h in stack],
                 heading_kinds=[h.kind for h in stack],
-                article=article_key(article.text) if article is not None else None,
-                role=c.provisions.role(stack, start),
+                article=c.provisions.article(stack, role),
+                role=role,
                 notes=c.provisions.notes_in(start, end),
                 paragraphs=c.provisions.paragraphs(start, end),
                 pages=pages,

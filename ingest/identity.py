@@ -703,24 +703,42 @@ def identify(ev: Evidence) -> Identity:
     return ident
 
 
+# What a title says its document issues, right before the name of what it issues ("… por el que se emiten los").
+_ISSUES = re.compile(r"\bse (?:emite|expide|aprueba|da a conocer|establece)n? (?:el|la|los|las) $")
+
+
+def issues(title: str, name: str) -> bool:
+    """Does a document's title say it issues what `name` names ("ACUERDO por el que se emiten los Lineamientos para
+    la revisión de …" / "LINEAMIENTOS PARA LA REVISIÓN DE …")? The name in three words or more, right after "se
+    emite(n) / expide(n) / aprueba(n) / da(n) a conocer / establece(n) el / la / los / las"."""
+    folded, named = fold(title), fold(name).strip(" .:")
+    at = folded.find(named)
+    return len(named.split()) >= 3 and at > 0 and _ISSUES.search(folded, 0, at) is not None
+
+
 def _annexed_names(ev: Evidence, title: str) -> list[str]:
-    """The name of what a document issues in its annex, as its title spells it: an acuerdo "por el que se emiten los
-    Lineamientos para la revisión de …" whose "ANEXO ÚNICO" is headed "LINEAMIENTOS PARA LA REVISIÓN DE …" is also
-    called "Lineamientos para la revisión de …". Only a name of three words or more that the title holds: an annex
-    named otherwise ("ANEXO I" / "Ciclo inicial de grado medio…") is a part of the document, not a name of it, and
-    "ANEXO 13 DE LA RESOLUCIÓN …" says whose annex it is."""
+    """The name of what a document issues, in its annex or after its operative clause, as its title spells it: an
+    acuerdo "por el que se emiten los Lineamientos para la revisión de …" whose "ANEXO ÚNICO" is headed, or whose
+    "ÚNICO.- Se emiten los Lineamientos …, para quedar como sigue:" is followed by, "LINEAMIENTOS PARA LA REVISIÓN DE
+    …" is also called "Lineamientos para la revisión de …". Only a name of three words or more that the title
+    holds: an annex named otherwise ("ANEXO I" / "Ciclo inicial de grado medio…") is a part of the
+    document, not a name of it, and "ANEXO 13 DE LA RESOLUCIÓN …" says whose annex it is. A heading other than an
+    annex's counts only in capitals, as the DOF sets the name of what an acuerdo issues, and only where the title
+    says it issues it ("… se emiten los Lineamientos …"): a reform decree's "LEY GENERAL DE SALUD" is what it amends,
+    not a name of it."""
     folded, names = fold(title), []
     for h in ev.headings:
-        if h.kind != ANNEX:
+        if h.kind != ANNEX and (h.kind not in GENERIC_KINDS or h.label.upper() != h.label):
             continue
         printed = (h.title or division_name(h.label)).strip().rstrip(".:")
         name = fold(printed)
         if len(name.split()) < 3 or name.split()[0] in ("de", "del"):  # "ANEXO 13 DE LA RESOLUCIÓN …": whose annex
             continue
         at = folded.find(name)
-        if at >= 0:  # the title's own spelling ("Lineamientos", not "LINEAMIENTOS") where its offsets are the title's
+        # the title's own spelling ("Lineamientos", not "LINEAMIENTOS") where its offsets are the title's
+        if at >= 0 and (h.kind == ANNEX or issues(title, printed)):
             names.append(title[at:at + len(name)] if len(folded) == len(title) else legal_case(printed))
-    return names
+    return list(dict.fromkeys(names))  # an annex's name is printed under its label and again as a heading
 
 
 # Whose law a gazette publishes.

@@ -30,6 +30,12 @@ Read once per document (`Provisions(doc)`), asked per chunk by the chunker:
        article or numbered point — when no LIBRO, TÍTULO, CAPÍTULO or Artículo came before it; from the end of the
        block that prints the document's title, which names the document rather than motivating it;
     6. `text` otherwise.
+- `article(stack, role)` — THE place where a chunk's article key is decided: the key of the article open at its
+  start ("Artículo 27." → "27"), or of the clause open there when the clause is a provision of the text itself
+  (`role` text or repealed: "DÉCIMO CUARTO.-" → "14"). A DOF acuerdo, its lineamientos or a convenio number their
+  provisions in words and without "Artículo" ("PRIMERO.- Los presentes lineamientos…", "SEGUNDA.- OBJETO."): those
+  are what a lawyer cites ("lineamiento Décimo Cuarto", "cláusula Segunda"). A clause under TRANSITORIOS, in the
+  considerandos or in an appended reform decree keeps no key, as before: it is not the text's own provision.
 - `paragraphs(start, end)` — `ParagraphMark`s of the paragraphs starting inside [start, end): each text block of the
   Markdown is a paragraph of the open article (counted from 1 after its heading; outside articles, of the open
   section), except that an amendment note is no paragraph, a table continues the paragraph it sits in, and an
@@ -55,7 +61,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ingest.headings import fold
-from ingest.models import AmendmentNote, DocType, Heading, HeadingKind, LegalDocument, ParagraphMark, ProvisionRole
+from ingest.models import (BODY_ROLES, AmendmentNote, DocType, Heading, HeadingKind, LegalDocument, ParagraphMark,
+                           ProvisionRole)
+from ingest.references import article_key
 
 _INDEX_PARTS = ("indice", "contenido", "sumario")
 _PREAMBLE_PARTS = ("considerando", "antecedentes", "resultando", "exposicion de motivos", "preambulo", "whereas")
@@ -175,6 +183,16 @@ class Provisions:
         if self.enacted is not None and self.titled <= start < self.enacted:
             return ProvisionRole.preamble
         return ProvisionRole.text
+
+    def article(self, stack: Sequence[Heading], role: ProvisionRole) -> str | None:
+        """The key of the provision open in `stack` (rules in the module docstring)."""
+        provision = next((h for h in reversed(stack) if h.kind in (HeadingKind.articulo, HeadingKind.clause)), None)
+        if provision is None:
+            return None
+        if provision.kind is HeadingKind.clause and (role not in BODY_ROLES or any(
+                h.kind is HeadingKind.transitorios for h in stack)):  # a repealed transitorio is still transitory
+            return None
+        return article_key(provision.text)
 
     def _part_ends(self) -> dict[int, int]:
         """Where each index or preamble part ends (keyed by its heading's start; rules 1 and 5 above)."""

@@ -43,7 +43,7 @@ _PAREN = re.compile(r"\((\d+)\)\s*$")
 _KEY_PREFIX = re.compile(r"^\s*(?:art[ií]culos?|articles?|arts?\.?|§+)\s*", re.I)
 _KEY_NUM = re.compile(rf"^(\d+(?:\.\d+)*)(?:o|\s?[º°ª])?\.?(?:-(?-i:([A-ZÑ]))(?![a-zñ]))?(?:[\s.-]*({_LATIN})\b"
                       rf"(?:\s+((?-i:[a-z]))\))?)?", re.I)
-_KEY_WORD = re.compile(rf"^(?:({_ORD})|([uú]nico)\b)", re.I)
+_KEY_WORD = re.compile(rf"^(?:({_ORD})|([uú]nic[oa])\b)", re.I)
 
 # -- law names ----------------------------------------------------------------------------------------------
 _TYPE_WORD = (r"(?-i:Real\s+Decreto(?:-ley)?|REAL\s+DECRETO|Constituci[oó]n|CONSTITUCI[OÓ]N|Ley|LEY"
@@ -76,11 +76,16 @@ _TYPE_PREFIX = [(re.compile(p), t) for p, t in [
 _STATE_CONSTITUTION = re.compile(r"\b(?:del estado|libre y soberano|de la ciudad)\b")
 
 # -- the pieces of a reference, and what may stand between two pieces of the same reference --------------------
+# What a text whose provisions are numbered in words calls one of them: "lineamiento Décimo Cuarto", "numeral
+# Tercero", "punto Segundo", "cláusula Primera", "regla Cuarta", "base Segunda", "disposición Quinta".
+_CLAUSE_NOUN = r"(?:lineamiento|numeral|punto|cl[aá]usula|regla|base|disposici[oó]n)(?:e?s)?"
 _ROMAN = r"(?-i:[IVXLC]+)(?:-(?-i:[A-ZÑ])(?![a-zñ])|\s+(?:bis|ter)\b)?(?!\w)"
 _PIECE = re.compile(rf"""
     (?:\b(?:art[ií]culos?|arts?\.?|articles?)\s*|§§?\s*)(?P<art>{_NUMLIST})
     (?P<art_const>\s+constitucional(?:es)?\b)?
   | \bart[ií]culo\s+(?P<artw>{_ORD}|[uú]nico\b)
+  | \b{_CLAUSE_NOUN}\s+(?P<clw>{_ORD}|[uú]nic[oa]\b)
+  | \b(?P<clw2>{_ORD})\s+{_CLAUSE_NOUN}\b
   | \b(?P<cn>{_NUMLIST})\s+constitucional(?:es)?\b
   | \b(?:p[aá]rrafos?|paragraph)\s+(?P<par>{_ORD}|\d+\b)
   | \b(?P<par2>{_ORD})\s+p[aá]rrafos?\b
@@ -193,8 +198,8 @@ def _piece(m: re.Match) -> dict | None:
         if g["art_const"]:
             slots.update(constitutional=True, law_type=DocType.constitucion)
         return slots
-    if g["artw"] is not None:
-        return {"articles": [article_key(g["artw"])]}
+    if g["artw"] is not None or g["clw"] is not None or g["clw2"] is not None:
+        return {"articles": [article_key(g["artw"] or g["clw"] or g["clw2"])]}
     if g["cn"] is not None:
         return {"articles": _articles(g["cn"])[0], "constitutional": True, "law_type": DocType.constitucion}
     if g["par"] is not None or g["par2"] is not None:

@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 
 import re
 
-from ingest.headings import (ARTICLE_KINDS, ARTICULO, BOUNDARY_KINDS, CAPITULO, ISSUING_BODY, LIBRO, PART, PODER,
-                             TITLE, TITULO, Classified, fold, numbered_in_words)
+from ingest.headings import (ANNEX, ARTICLE_KINDS, ARTICULO, BOUNDARY_KINDS, CAPITULO, GENERIC_KINDS, ISSUING_BODY,
+                             LIBRO, PART, PODER, TITLE, TITULO, Classified, fold, numbered_in_words)
+from ingest.identity import issues
 from ingest.references import article_key
 from ingest.layout import Line
 from ingest.tables import TableBlock
@@ -144,7 +145,29 @@ def split_annexed_law(docs: list[DocumentItems]) -> list[DocumentItems]:
         out.append(doc)
         if not doc.front_matter:
             out += _enacted_laws(doc)
+            _issued_after_transitorios(doc)
     return out
+
+
+def _issued_after_transitorios(doc: DocumentItems) -> None:
+    """An acuerdo that issues lineamientos or reglas may print them after its own transitorios and signature, under
+    their name alone, with no ANEXO label ("… se emiten los Lineamientos para …" / "ARTÍCULO ÚNICO.- Se emiten …" /
+    TRANSITORIOS / "Ciudad de México, a … .- Rúbrica." / "LINEAMIENTOS PARA …" / CAPÍTULO I …). That heading opens
+    what the acuerdo carries, as an annex's label does: its text is not one of the transitorios, nor a reform decree
+    appended after them (a name set as a title). The first heading after TRANSITORIOS whose words the title says the
+    document issues (`identity.issues`) becomes the label of an annex."""
+    after_transitorios = False
+    for it in doc.items:
+        h = it.heading
+        if h is None or it.synthetic:
+            continue
+        if h.kind == PART and _TRANSITORY.match(fold(h.label)):
+            after_transitorios = True
+        elif h.kind == ANNEX:
+            return  # an ANEXO label closes the transitorios itself; the name printed under it is its title
+        elif after_transitorios and h.kind in (*GENERIC_KINDS, TITLE) and issues(doc.title or "", h.label):
+            it.heading = Classified(ANNEX, h.label)
+            return
 
 
 def _enacted_laws(doc: DocumentItems) -> list[DocumentItems]:

@@ -111,9 +111,43 @@ def _english(chunk: Chunk) -> bool:
     return fold(heading).startswith("article")
 
 
+# A provision numbered in words without "Artículo" ("DÉCIMO CUARTO.-", "SEGUNDA.- OBJETO."), as printed.
+_CLAUSE_WORDS = re.compile(r"^[^\W\d_]+(?:\s+[^\W\d_]+)?(?=\s*[.:\-–])")
+
+
+# The heading a convenio, a concession or rules print above their points names what each point is.
+_POINTS = {"clausulas": "cláusula", "condiciones": "condición", "bases": "base", "reglas": "regla",
+           "lineamientos": "lineamiento", "resolutivos": "resolutivo", "puntos resolutivos": "resolutivo"}
+
+
+def _clause(chunk: Chunk) -> str | None:
+    """"cláusula Segunda" / "numeral Décimo Cuarto": how a lawyer cites the chunk's provision when it is a point
+    numbered in words (an acuerdo's points, lineamientos, a convenio's cláusulas), else None. Its noun is the one
+    the heading above the points prints ("CLÁUSULAS", "CONDICIONES", "REGLAS"); else a feminine ordinal numbers
+    cláusulas and a masculine one numerales."""
+    path = list(zip(chunk.heading_path, chunk.heading_kinds))
+    for at in range(len(path) - 1, -1, -1):
+        text, kind = path[at]
+        if kind is HeadingKind.articulo:
+            return None
+        if kind is HeadingKind.clause:
+            words = _CLAUSE_WORDS.match(text.strip())
+            if words is None:
+                return None
+            printed = words.group(0).title()
+            noun = next((_POINTS[f] for above, _ in reversed(path[:at])
+                         if (f := fold(above).strip(" .:")) in _POINTS), None)
+            return f"{noun or ('cláusula' if printed.endswith('a') else 'numeral')} {printed}"
+    return None
+
+
 def _provision(chunk: Chunk, marks: list[ParagraphMark]) -> list[str]:
     """"art. 123", "apartado A", "fr. I–II" … for the marks a span covers (the article is the chunk's)."""
     article = chunk.article
+    if clause := _clause(chunk):
+        paragraph = _span([str(m.paragraph) for m in marks])
+        fraccion = _span([m.fraccion for m in marks])
+        return [clause] + ([f"fr. {fraccion}"] if fraccion else [f"párr. {paragraph}"] if paragraph else [])
     if not marks:
         return [f"Art. {article}" if _english(chunk) else f"art. {article}"]
     first = marks[0]

@@ -52,7 +52,8 @@ from ingest.references import parse_references
 from retrieval.answers.base import Draft, DraftEvent, claim, replay, sentences_of
 from retrieval.answers.models import TextSegment
 from retrieval.models import SearchHit
-from retrieval.rerank import ROLE_WEIGHTS, article_title, asks_about_history, division_names, term_matches
+from retrieval.rerank import (ROLE_WEIGHTS, article_heading, article_title, asks_about_history, division_names,
+                              term_matches)
 from retrieval.text_analysis import content_terms, kinds
 
 NOT_FOUND = "No encontré en los documentos recuperados información que responda a esta pregunta."
@@ -195,10 +196,10 @@ class ExtractiveAnswerer:
                     held = max(held, CONTEXT_WEIGHT * value(_union(own, matched[id(neighbour)]), other))
             if above:  # the title is the article's own words: read whole with each of its sentences
                 held = max(held, value(_union(own, above), other))
-            # outside any article (a notice's points, an annex) the text stands under its document's title: read with
-            # each sentence that holds more of the question than the title does
+            # outside any "Artículo" (a notice's points, numbered in words or not; an annex) the text stands under its
+            # document's title: read with each sentence that holds more of the question than the title does
             doc_terms = doc_titles[cand.hit.document.doc_id]
-            if cand.hit.chunk.article is None and doc_terms and own.keys() - doc_terms.keys():
+            if article_heading(cand.hit.chunk) is None and doc_terms and own.keys() - doc_terms.keys():
                 held = max(held, value(_union(_union(own, above), doc_terms), other))
             lexical.append(held / total if total else 0.0)
             title_share.append(value(titles[chunk_id], other) / total if total else 0.0)

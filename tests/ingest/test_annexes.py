@@ -49,12 +49,26 @@ def _para(s: str, bold: bool = False) -> str:
     return f'<p style="text-align:justify{";font-weight:bold" if bold else ""}">{html.escape(s)}</p>'
 
 
-def _rlft(blocks: int | None = None) -> list[str]:
-    """The Reglamento's chapters (centred) and articles, the first `blocks` of them."""
+_UNITS = ("", "PRIMERO", "SEGUNDO", "TERCERO", "CUARTO", "QUINTO", "SEXTO", "SÉPTIMO", "OCTAVO", "NOVENO")
+_TENS = ("", "DÉCIMO", "VIGÉSIMO")
+
+
+def in_words(n: int) -> str:
+    """14 → "DÉCIMO CUARTO", as the DOF numbers an acuerdo's points and lineamientos."""
+    return " ".join(w for w in (_TENS[n // 10], _UNITS[n % 10]) if w)
+
+
+def _rlft(blocks: int | None = None, worded: bool = False) -> list[str]:
+    """The Reglamento's chapters (centred) and articles, the first `blocks` of them; `worded`: each article numbered
+    in words in bold and without "Artículo" ("DÉCIMO CUARTO.- …"), as lineamientos are."""
     parts = []
     for block in _rlft_blocks()[:blocks]:
         heading = re.match(r"^(CAPÍTULO|Disposiciones|De la|De las|De los|Del)\b", block) and len(block) < 90
-        parts.append(_centred(block) if heading else _para(block))
+        article = re.match(r"^ARTÍCULO (\d+)o?\.-\s*", block)
+        if worded and article:
+            parts.append(_labelled(f"{in_words(int(article.group(1)))}.-", block[article.end():]))
+        else:
+            parts.append(_centred(block) if heading else _para(block))
     return parts
 
 
@@ -72,9 +86,9 @@ def _write(path: Path, parts: list[str]) -> Path:
     return path
 
 
-def acuerdo_pdf(path: Path, annex_name: str) -> Path:
-    """A DOF acuerdo: issuing body, title, considerandos, its one article, its transitorios, then ANEXO ÚNICO."""
-    return _write(path, [
+def _acuerdo_head() -> list[str]:
+    """A DOF acuerdo's issuing body, title, fundamento and considerandos, up to its "ACUERDO" heading."""
+    return [
         _centred("SECRETARIA DEL TRABAJO Y PREVISION SOCIAL"),
         _para("ACUERDO por el que se emiten los Lineamientos para la revisión de las objeciones de los trabajadores a "
               "la declaración anual del patrón.", bold=True),
@@ -88,16 +102,61 @@ def acuerdo_pdf(path: Path, annex_name: str) -> Path:
         _para("Que la certeza jurídica exige reunir en un solo instrumento las reglas aplicables, he tenido a bien "
               "expedir el siguiente"),
         _centred("ACUERDO"),
+    ]
+
+
+def _acuerdo_transitorios(bold_labels: bool) -> list[str]:
+    """The acuerdo's transitorios and its signature; `bold_labels`: "PRIMERO.-" set in bold, as a heading."""
+    def item(label: str, text: str) -> str:
+        return _labelled(label, text) if bold_labels else _para(f"{label} {text}")
+    return [
+        _centred("TRANSITORIOS"),
+        item("PRIMERO.-", "El presente Acuerdo entrará en vigor al día siguiente de su publicación en el Diario "
+             "Oficial de la Federación."),
+        item("SEGUNDO.-", "Se derogan las disposiciones administrativas que se opongan al presente Acuerdo."),
+        _para("Ciudad de México, a 2 de junio de 2024.- El Secretario del Trabajo y Previsión Social.- Rúbrica."),
+    ]
+
+
+def acuerdo_pdf(path: Path, annex_name: str) -> Path:
+    """A DOF acuerdo: issuing body, title, considerandos, its one article, its transitorios, then ANEXO ÚNICO."""
+    return _write(path, [
+        *_acuerdo_head(),
         _para("ARTÍCULO ÚNICO.- Se emiten los Lineamientos para la revisión de las objeciones de los trabajadores a "
               "la declaración anual del patrón, conforme al Anexo Único del presente Acuerdo."),
-        _centred("TRANSITORIOS"),
-        _para("PRIMERO.- El presente Acuerdo entrará en vigor al día siguiente de su publicación en el Diario Oficial "
-              "de la Federación."),
-        _para("SEGUNDO.- Se derogan las disposiciones administrativas que se opongan al presente Acuerdo."),
-        _para("Ciudad de México, a 2 de junio de 2024.- El Secretario del Trabajo y Previsión Social.- Rúbrica."),
+        *_acuerdo_transitorios(bold_labels=False),
         _centred("ANEXO ÚNICO"),
         _centred(annex_name),
         *_rlft(),
+    ])
+
+
+def issued_after_pdf(path: Path, name: str) -> Path:
+    """A DOF acuerdo that prints what it issues after its transitorios and signature, under its name alone and with
+    no ANEXO label: its one article, TRANSITORIOS, the signature, then `name` (in capitals, or set like a title in
+    bold) and the Reglamento's chapters and 29 articles as the lineamientos'."""
+    return _write(path, [
+        *_acuerdo_head(),
+        _labelled("ARTÍCULO ÚNICO.-", "Se emiten los Lineamientos para la revisión de las objeciones de los "
+                  "trabajadores a la declaración anual del patrón, que se publican a continuación del presente "
+                  "Acuerdo."),
+        *_acuerdo_transitorios(bold_labels=True),
+        _centred(name) if name.isupper() else _para(name, bold=True),
+        *_rlft(),
+    ])
+
+
+def lineamientos_pdf(path: Path) -> Path:
+    """A DOF acuerdo whose one point issues lineamientos "para quedar como sigue:", printed right after it under
+    their name in capitals, chapters and points numbered in words ("PRIMERO.-" … "VIGÉSIMO NOVENO.-": the real
+    articles of the Reglamento of arts. 121-122 LFT); then the acuerdo's transitorios, numbered in words too."""
+    return _write(path, [
+        *_acuerdo_head(),
+        _labelled("ÚNICO.-", "Se emiten los Lineamientos para la revisión de las objeciones de los trabajadores a la "
+                  "declaración anual del patrón, para quedar como sigue:"),
+        _centred(NAME_CAPS),
+        *_rlft(worded=True),
+        *_acuerdo_transitorios(bold_labels=True),
     ])
 
 
@@ -268,6 +327,23 @@ def test_an_acuerdos_annex_is_its_text_not_its_transitory_articles(tmp_path, nam
     assert own == {ProvisionRole.transitory}
     assert {c.role for c in chunks if c.article == "Único"} == {ProvisionRole.text}
     assert not any(c.role is ProvisionRole.reform_decree for c in chunks)
+
+
+@pytest.mark.parametrize("name", [NAME_CAPS, NAME_TITLE], ids=["name in capitals", "name set as a title"])
+def test_what_an_acuerdo_issues_after_its_transitorios_is_its_text(tmp_path, name):
+    """No ANEXO label: the lineamientos follow the acuerdo's signature under their name alone. The name, which the
+    acuerdo's title says it issues, opens an annex (`split_documents._issued_after_transitorios`). Before, the 29
+    articles were transitory ones (the name in capitals, a generic heading under TRANSITORIOS) or a reform decree
+    appended to the acuerdo (the name set like a title), and the questions on them were answered "No encontré"."""
+    doc, chunks = _chunks(issued_after_pdf(tmp_path / "acuerdo.pdf", name))
+    assert [h.text for h in doc.headings if h.kind is HeadingKind.annex] == [name]
+    assert doc.aliases == ["Lineamientos para la revisión de las objeciones de los trabajadores"]
+    annexed = [c for c in chunks if c.article not in (None, "Único")]
+    assert list(dict.fromkeys(c.article for c in annexed)) == [str(n) for n in range(1, 30)]
+    for c in annexed:
+        assert c.role is ProvisionRole.text, (c.article, c.role)
+        assert name in c.heading_path and "TRANSITORIOS" not in c.heading_path, c.heading_path
+    assert {c.role for c in chunks if "TRANSITORIOS" in c.heading_path} == {ProvisionRole.transitory}
 
 
 def test_a_law_in_an_acuerdos_annex_is_a_document_of_its_own(tmp_path):
