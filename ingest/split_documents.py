@@ -17,7 +17,9 @@ CAPÍTULO or its first article within the next headings), the law is a document 
 (`split_annexed_law`): its articles are the law's, not the decree's. A decree of several articles, numbered in words
 as the DOF numbers a decree's ("ARTÍCULO PRIMERO.- Se expide la Ley A …" / the law / "ARTÍCULO SEGUNDO.- Se expide la
 Ley B …" / "ARTÍCULO TERCERO.- Se reforman …" / TRANSITORIOS), takes up its own text again at its next article: each
-law it enacts is a document, and what lies between and after them is the decree's.
+law it enacts is a document, and what lies between and after them is the decree's. An acuerdo that prints the
+lineamientos or reglas it issues after its own transitorios, under their name alone, carries them as its annex
+(`_issued_after_transitorios`): they are its text, not its transitory articles.
 """
 
 from __future__ import annotations
