@@ -131,10 +131,10 @@ def acuerdo_pdf(path: Path, annex_name: str) -> Path:
     ])
 
 
-def issued_after_pdf(path: Path, name: str) -> Path:
+def issued_after_pdf(path: Path, name: str, worded: bool = False) -> Path:
     """A DOF acuerdo that prints what it issues after its transitorios and signature, under its name alone and with
     no ANEXO label: its one article, TRANSITORIOS, the signature, then `name` (in capitals, or set like a title in
-    bold) and the Reglamento's chapters and 29 articles as the lineamientos'."""
+    bold) and the Reglamento's chapters and 29 articles as the lineamientos' (`worded`: numbered in words)."""
     return _write(path, [
         *_acuerdo_head(),
         _labelled("ARTÍCULO ÚNICO.-", "Se emiten los Lineamientos para la revisión de las objeciones de los "
@@ -142,7 +142,7 @@ def issued_after_pdf(path: Path, name: str) -> Path:
                   "Acuerdo."),
         *_acuerdo_transitorios(bold_labels=True),
         _centred(name) if name.isupper() else _para(name, bold=True),
-        *_rlft(),
+        *_rlft(worded=worded),
     ])
 
 
