@@ -100,11 +100,13 @@ def citation_label(c: Citation) -> str:
 
 
 def reference_text(r: ResolvedReference, short_titles: dict[str, str] | None = None) -> str:
-    """"art. 27 de Constitución Política de los Estados Unidos Mexicanos", or the law named and that it is missing."""
+    """"art. 27 de Constitución Política de los Estados Unidos Mexicanos" ("punto 5 de ACUERDO GENERAL 01/2021 …"
+    when the question says "el punto quinto"), or the law named and that it is missing."""
     ref = r.reference
     parts = []
-    if ref.articles:
-        parts.append(("arts. " if len(ref.articles) > 1 else "art. ") + ", ".join(ref.articles))
+    if ref.articles:  # "art. 27", "arts. 14, 16"; a provision by its own noun: "punto 5", "sección 110-26"
+        noun = ref.noun or ("arts." if len(ref.articles) > 1 else "art.")
+        parts.append(f"{noun} {', '.join(ref.articles)}")
     if ref.apartado:
         parts.append(f"apartado {ref.apartado}")
     if ref.fraccion:

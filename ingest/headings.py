@@ -18,6 +18,10 @@ its ranks in use, compacted and numbered from 2, so a document without issuing b
     rank 5  capitulo      CAPÍTULO …
     rank 6  seccion       SECCIÓN …; bold generic headings
     rank 7  articulo / clause   "Artículo 27.", "PRIMERO.-", "SEGUNDA.- RECURSOS."
+            / numeral   "5.3 …", "2.1.3. …", "110-26. …": a section of a text numbered in figures (a NOM, reglas,
+                        lineamientos), once the document's numbering confirms it (`numbered_sections`)
+    rank 8  caption       a table's or figure's caption set as a heading ("Tabla 110-26(a)(1).- Espacios de trabajo",
+                          "TABLE D-3: …"): under the provision it sits in, closing none
 
 For articles and clauses only the label ("Artículo 1o.", "PRIMERO.-") becomes the heading; the text after it stays
 body text — except an article's own title, which the BOE sets in italics after the label ("Artículo 4. *Capital social
@@ -32,6 +36,7 @@ classifier missed; it is never required.
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections import Counter
@@ -43,15 +48,18 @@ from ingest.layout import Line
 # Internal heading kinds (ingest.markdown_build maps them to models.HeadingKind): one definition, no free strings.
 PODER, ISSUING_BODY, TITLE, LIBRO, PART, ANNEX = "poder", "issuing_body", "title", "libro", "part", "annex"
 TITULO, CAPITULO, SECCION, ARTICULO, CLAUSE = "titulo", "capitulo", "seccion", "articulo", "clause"
+NUMERAL = "numeral"
 HEADING_MAJOR, HEADING_MINOR, OUTLINE = "heading_major", "heading_minor", "outline"
+CAPTION = "caption"  # a table's or a figure's caption set as a heading: "Tabla 110-26(a)(1).- Espacios de trabajo"
 BODY_KINDS = (PODER, ISSUING_BODY)  # the issuer of a document
-ARTICLE_KINDS = (ARTICULO, CLAUSE)  # label-only headings: the text after the label stays body text
-GENERIC_KINDS = (HEADING_MAJOR, HEADING_MINOR, OUTLINE)  # typographic headings, not legal grammar
+ARTICLE_KINDS = (ARTICULO, CLAUSE, NUMERAL)  # label-only headings: the text after the label stays body text
+GENERIC_KINDS = (HEADING_MAJOR, HEADING_MINOR, OUTLINE, CAPTION)  # typographic headings, not legal grammar
 BOUNDARY_KINDS = (PODER, ISSUING_BODY, TITLE)  # a run of these opens a document in an edition
 DIVISION_KINDS = (LIBRO, TITULO, CAPITULO, SECCION, ANNEX)  # a law's divisions and annexes: a label and a name
 
 RANKS = {"poder": 0, "issuing_body": 1, "title": 2, "libro": 3, "part": 3, "annex": 3, "titulo": 4, "capitulo": 5,
-         "seccion": 6, "articulo": 7, "clause": 7}
+         "seccion": 6, "articulo": 7, "clause": 7, "numeral": 7,
+         "caption": 8}
 
 _ORD = (r"(?:PRIMER[OA]?|SEGUND[OA]|TERCER[OA]?|CUART[OA]|QUINT[OA]|SEXT[OA]|S[EÉ]PTIM[OA]|OCTAV[OA]|NOVEN[OA]|"
         r"D[EÉ]CIM[OA](?:\s?(?:PRIMER[OA]|SEGUND[OA]|TERCER[OA]|CUART[OA]|QUINT[OA]|SEXT[OA]|S[EÉ]PTIM[OA]|"
@@ -107,6 +115,17 @@ _TITLE_CASE_LOWER = frozenset("a al ante bajo con contra de del desde e el en en
 # A part's name letter-spaced for emphasis ("A C U E R D O", "T R A N S I T O R I O S"): the word it spells.
 _LETTER_SPACED = re.compile(r"^(?:[^\W\d_] ){2,}[^\W\d_](?:\s*:)?$")
 _CLAUSE = re.compile(r"^" + _ORD + r"\s*(?:\.\s*-|\.-|-|–|\.)(?=\s|$)", re.I)
+# A section numbered in figures: "5.3 Los patrones…", "2.1.3. Para los efectos…" (two levels or more: "3." alone
+# numbers a list item), or a section of an article, "110-26. Espacio de trabajo…" (NOM-001-SEDE, after the NEC); then
+# a capitalised word. Not yet a heading: an amount ("100.000 Kw"), a table's figure ("57.07 Se otorgó") or a list in
+# an article ("1.1. Subdirección de…") start the same way; `numbered_sections` keeps the ones that number the text.
+_NUMERAL = re.compile(r"^(\d{1,3}(?:\.\d{1,3}){1,5}|\d{2,3}-\d{1,3})\.?(?=\s+[A-ZÁÉÍÓÚÑ¿¡\"“(])")
+LEADERS = re.compile(r"(?:\.\s?){4,}|…")  # an index entry's dot leaders: "1.1 PURPOSE ........ 1"
+# A caption set in bold: "Tabla 110-26(a)(1).- Espacios de trabajo", "Cuadro 3", "Figure 2-1". It names the table
+# below it, inside the provision it sits in: it ranks under articles and sections, so it closes none (rank 8).
+_CAPTION = re.compile(r"^(?:TABLA|Tabla|CUADRO|Cuadro|FIGURA|Figura|GR[AÁ]FIC[AO]|Gr[aá]fic[ao]|TABLE|Table|FIGURE|"
+                      r"Figure)\s+(?:\d|[IVXLC]+\b|[A-Z]\b)")
+MIN_SECTIONS = 3  # a text numbered in sections has several: one or two such lines are a list, a figure, an amount
 _TITLE_OPENER = re.compile(r"^[A-ZÁÉÍÓÚÑÜ][A-ZÁÉÍÓÚÑÜ\-]{2,}(?:\s+[A-ZÁÉÍÓÚÑÜ\d][A-ZÁÉÍÓÚÑÜ\d\-/.]*)*\s+"
                            r"(?:[a-záéíóúñ(“\"]|[A-Z][a-záéíóúñ]+\s+[a-záéíóúñ])")
 _BODY_START = re.compile(r"^(?:SECRETAR[IÍ]A|INSTITUTO|COMISI[OÓ]N|COMIT[EÉ]|CONSEJO|BANCO|SUPREMA|TRIBUNAL|"
@@ -156,8 +175,22 @@ def _centred(ln: Line, ctx: Context) -> bool:
     return abs((ln.x0 + ln.x1) / 2 - ctx.page_width / 2) < 0.05 * ctx.page_width and ln.width < 0.8 * ctx.page_width
 
 
-def classify(ln: Line, ctx: Context) -> Classified | None:
-    """The heading kind of one line, or None for body text."""
+def classify(ln: Line, ctx: Context, numerals: bool = True) -> Classified | None:
+    """The heading kind of one line, or None for body text. A line that opens a numbered section is a NUMERAL when
+    it is no heading of the legal grammar (a generic heading or body text); with `numerals` False, what it is when
+    the document's numbering does not confirm it (`numbered_sections`)."""
+    found = _classify(ln, ctx)
+    if found is not None and found.kind in GENERIC_KINDS and _CAPTION.match(found.label):
+        return Classified(CAPTION, found.label)
+    if numerals and (found is None or found.kind in GENERIC_KINDS):
+        text = ln.text.strip()
+        m = _NUMERAL.match(text)
+        if m and not ln.vertical and not LEADERS.search(text):
+            return Classified(NUMERAL, m.group(1), text[m.end():].strip())
+    return found
+
+
+def _classify(ln: Line, ctx: Context) -> Classified | None:
     text = ln.text.strip()
     if not text or len(text) > 400 or ln.vertical:
         return None
@@ -297,6 +330,52 @@ def _outline_names(ln: Line, ctx: Context) -> bool:
     folded = fold(ln.text)
     return len(folded) >= 4 and any(folded.startswith(n) or (len(folded) >= 15 and n.startswith(folded))
                                     for n in names)
+
+
+def section_number(label: str) -> tuple[int, ...]:
+    """"5.3" → (5, 3), "110-26" → (110, 26): a numbered section's place in the text's numbering."""
+    return tuple(int(n) for n in re.split(r"[.-]", label.strip().rstrip(".")) if n)
+
+
+def numbered_sections(headings: list[Classified | None]) -> set[int]:
+    """Which of one document's numeral headings (their positions in `headings`, its headings in order, None for a
+    body line) number its text. A numbered section continues the text's numbering: the numerals kept are the
+    longest run whose numbers rise in document order ("5.1", "5.2", "5.2.1", "6.1"…; an amount or a figure among
+    them breaks no run, it is left out), at least MIN_SECTIONS of them. Under an open article a numeral is a section
+    of that article only when it carries its number ("ARTICULO 110" › "110-26."); any other is a list inside the
+    article ("ARTÍCULO 5o." › "1.1. Subdirección de…")."""
+    candidates: list[tuple[int, tuple[int, ...]]] = []
+    article: str | None = None
+    for i, h in enumerate(headings):
+        if h is None:
+            continue
+        if h.kind == ARTICULO:
+            article = next(iter(re.findall(r"\d+", h.label)), "")
+        elif h.kind not in GENERIC_KINDS and rank(h.kind) < RANKS[ARTICULO]:
+            article = None  # a chapter, a title, a document's part closes the article (a bold line inside it does not)
+        elif h.kind == NUMERAL:
+            number = section_number(h.label)
+            if article is None or str(number[0]) == article:
+                candidates.append((i, number))
+    # the longest strictly rising run (patience sorting): ends[k] is the smallest last number of a run of k + 1
+    ends: list[tuple[int, ...]] = []
+    at: list[int] = []
+    before: list[int] = []
+    for j, (_, number) in enumerate(candidates):
+        k = bisect.bisect_left(ends, number)
+        before.append(at[k - 1] if k else -1)
+        if k == len(ends):
+            ends.append(number)
+            at.append(j)
+        else:
+            ends[k], at[k] = number, j
+    if len(ends) < MIN_SECTIONS:
+        return set()
+    kept, j = set(), at[-1]
+    while j >= 0:
+        kept.add(candidates[j][0])
+        j = before[j]
+    return kept
 
 
 def numbered_in_words(label: str) -> bool:

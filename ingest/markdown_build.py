@@ -90,7 +90,7 @@ class _Writer:
 
 def _heading_kind(kind: str, label: str) -> HeadingKind:
     """The classifier's kind (`ingest.headings`) as the model's `HeadingKind`."""
-    if kind in ("heading_major", "heading_minor", "outline"):
+    if kind in ("heading_major", "heading_minor", "outline", "caption"):
         return HeadingKind.heading
     if kind == "part" and fold(label).rstrip(" :.").endswith(("transitorio", "transitorios")):
         return HeadingKind.transitorios

@@ -41,12 +41,16 @@ class HeadingKind(str, Enum):
     seccion = "seccion"
     articulo = "articulo"  # "Artículo 27.-"
     clause = "clause"  # "PRIMERO.-", "SEGUNDA.- RECURSOS."
+    numeral = "numeral"  # "5.3", "2.1.3.", "110-26.": a section of a text numbered in figures (a NOM, reglas)
     heading = "heading"  # a generic (typographic) heading
 
 
 # The divisions of a law's body, each printed as a label and a name ("TÍTULO II" / "Del juicio ordinario"), and the
 # annexes an instrument carries ("ANEXO ÚNICO" / "LINEAMIENTOS PARA …").
 DIVISIONS = (HeadingKind.libro, HeadingKind.titulo, HeadingKind.capitulo, HeadingKind.seccion, HeadingKind.annex)
+# The headings that open a provision a lawyer cites by its number: an article, a point numbered in words, a section
+# numbered in figures.
+PROVISIONS = (HeadingKind.articulo, HeadingKind.clause, HeadingKind.numeral)
 
 
 class DocType(str, Enum):
@@ -123,6 +127,9 @@ class LegalReference(BaseModel):
     start: int = 0  # offsets into the parsed text
     end: int = 0
     articles: list[str] = []  # "27", "3 Bis", "330-A", "5.2"; ranges expanded ("arts. 5o. a 9o." → 5…9)
+    # what the reference calls the provision when not an article: "lineamiento", "punto", "cláusula", "numeral",
+    # "regla", "sección", "section" ("el punto quinto", "la sección 110-26"); None for an article
+    noun: str | None = None
     paragraph: int | None = None  # "párrafo tercero" → 3; "Article 5(2)" → 2
     fraccion: str | None = None  # roman numeral, upper case: "IV"
     apartado: str | None = None  # "B"

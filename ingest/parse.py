@@ -17,9 +17,9 @@ import pymupdf
 
 from ingest import INGEST_VERSION, ocr, text_quality
 from ingest.gc_pause import collector_paused
-from ingest.headings import (ARTICLE_KINDS, ARTICULO, BODY_KINDS, GENERIC_KINDS, HEADING_MINOR, TITLE, Context,
-                             body_size, classify, continues_heading, levels_for, names_division, outline_by_page,
-                             spelled, title_below, title_wraps)
+from ingest.headings import (ARTICLE_KINDS, ARTICULO, BODY_KINDS, GENERIC_KINDS, HEADING_MINOR, NUMERAL, TITLE,
+                             Context, body_size, classify, continues_heading, levels_for, names_division,
+                             numbered_sections, outline_by_page, spelled, title_below, title_wraps)
 from ingest.identity import Evidence, Identity, identify
 from ingest.layout import Line, extract_lines, invisible_share, reading_order
 from ingest.markdown_build import build
@@ -205,6 +205,15 @@ def _classify(flat: list[tuple[int, Line | TableBlock]], ctx: Context) -> list[I
     return items
 
 
+def _confirm_numerals(d: DocumentItems, ctx: Context) -> None:
+    """The lines that open a numbered section stay headings only where the document's numbering confirms them
+    (`numbered_sections`); any other is read again as if no numeral opened it (body text, or a bold heading)."""
+    kept = numbered_sections([it.heading for it in d.items])
+    for i, it in enumerate(d.items):
+        if it.heading is not None and it.heading.kind == NUMERAL and i not in kept:
+            it.heading = classify(it.line, ctx, numerals=False)
+
+
 TABLE_TOP_ROWS = 6  # a table-only document's rows read as its first page's top rows (title, volume, date, number)
 
 
@@ -285,6 +294,7 @@ def _parse(opened: OpenedPdf, ocr_workers: int | None = None) -> ParseResult:
     where = {id(ln): i for i, ln in enumerate(flat_lines)}
     identities: dict[int, Identity] = {}  # id(DocumentItems) -> its identity: an annexed law is named after its decree
     for d in docs:
+        _confirm_numerals(d, ctx)
         kinds = [it.heading.kind for it in d.items if it.heading]
         built = build(d, levels_for(kinds), headers.printed, pages.ocr)
         if not built.markdown.strip():

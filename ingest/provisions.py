@@ -35,7 +35,9 @@ Read once per document (`Provisions(doc)`), asked per chunk by the chunker:
   (`role` text or repealed: "DÉCIMO CUARTO.-" → "14"). A DOF acuerdo, its lineamientos or a convenio number their
   provisions in words and without "Artículo" ("PRIMERO.- Los presentes lineamientos…", "SEGUNDA.- OBJETO."): those
   are what a lawyer cites ("lineamiento Décimo Cuarto", "cláusula Segunda"). A clause under TRANSITORIOS, in the
-  considerandos or in an appended reform decree keeps no key, as before: it is not the text's own provision.
+  considerandos or in an appended reform decree keeps no key, as before: it is not the text's own provision. A
+  section numbered in figures (`HeadingKind.numeral`: a NOM's "5.3", the NOM-001-SEDE's "110-26.", a guide's
+  "2.3.1") is keyed by its number as printed, under the same conditions as a clause.
 - `paragraphs(start, end)` — `ParagraphMark`s of the paragraphs starting inside [start, end): each text block of the
   Markdown is a paragraph of the open article (counted from 1 after its heading; outside articles, of the open
   section), except that an amendment note is no paragraph, a table continues the paragraph it sits in, and an
@@ -62,7 +64,7 @@ from dataclasses import dataclass, field
 
 from ingest.headings import fold
 from ingest.models import (BODY_ROLES, AmendmentNote, DocType, Heading, HeadingKind, LegalDocument, ParagraphMark,
-                           ProvisionRole)
+                           PROVISIONS, ProvisionRole)
 from ingest.references import article_key
 
 _INDEX_PARTS = ("indice", "contenido", "sumario")
@@ -172,7 +174,7 @@ class Provisions:
             return ProvisionRole.index
         if self.reform_start is not None and start >= self.reform_start:
             return ProvisionRole.reform_decree
-        provision = next((h for h in reversed(stack) if h.kind in (HeadingKind.articulo, HeadingKind.clause)), None)
+        provision = next((h for h in reversed(stack) if h.kind in PROVISIONS), None)
         if provision is not None and provision.start in self.repealed:
             return ProvisionRole.repealed
         if any(h.kind is HeadingKind.transitorios for h in stack):
@@ -186,12 +188,14 @@ class Provisions:
 
     def article(self, stack: Sequence[Heading], role: ProvisionRole) -> str | None:
         """The key of the provision open in `stack` (rules in the module docstring)."""
-        provision = next((h for h in reversed(stack) if h.kind in (HeadingKind.articulo, HeadingKind.clause)), None)
+        provision = next((h for h in reversed(stack) if h.kind in PROVISIONS), None)
         if provision is None:
             return None
-        if provision.kind is HeadingKind.clause and (role not in BODY_ROLES or any(
+        if provision.kind is not HeadingKind.articulo and (role not in BODY_ROLES or any(
                 h.kind is HeadingKind.transitorios for h in stack)):  # a repealed transitorio is still transitory
             return None
+        if provision.kind is HeadingKind.numeral:
+            return provision.text.strip().rstrip(".")  # "110-26.": its number as printed, the text's own numbering
         return article_key(provision.text)
 
     def _part_ends(self) -> dict[int, int]:
@@ -217,7 +221,7 @@ class Provisions:
         md, out = self.doc.markdown, set()
         bounds = [h.start for h in self.headings[1:]] + [len(md)]
         for h, end in zip(self.headings, bounds):
-            if h.kind not in (HeadingKind.articulo, HeadingKind.clause):
+            if h.kind not in PROVISIONS:
                 continue
             body = md[h.end : end]
             for note in self.notes[bisect.bisect_left(self.note_starts, h.end) :]:
@@ -388,6 +392,6 @@ def _reform_start(headings: list[Heading]) -> int | None:
             return h.start
         if h.kind is HeadingKind.title and seen_article and seen_transitorios:
             return h.start
-        seen_article = seen_article or h.kind in (HeadingKind.articulo, HeadingKind.clause)
+        seen_article = seen_article or h.kind in PROVISIONS
         seen_transitorios = seen_transitorios or (seen_article and h.kind is HeadingKind.transitorios)
     return None

@@ -79,13 +79,16 @@ _STATE_CONSTITUTION = re.compile(r"\b(?:del estado|libre y soberano|de la ciudad
 # What a text whose provisions are numbered in words calls one of them: "lineamiento Décimo Cuarto", "numeral
 # Tercero", "punto Segundo", "cláusula Primera", "regla Cuarta", "base Segunda", "disposición Quinta".
 _CLAUSE_NOUN = r"(?:lineamiento|numeral|punto|cl[aá]usula|regla|base|disposici[oó]n)(?:e?s)?"
+# A section numbered in figures: "numeral 5.3", "regla 2.1.3", "sección 110-26" (`ingest.headings.numbered_sections`).
+_SECTION = r"\d{1,3}(?:\.\d{1,3}){1,5}(?![.\d]*\d)|\d{2,3}-\d{1,3}(?![\d-])"
 _ROMAN = r"(?-i:[IVXLC]+)(?:-(?-i:[A-ZÑ])(?![a-zñ])|\s+(?:bis|ter)\b)?(?!\w)"
 _PIECE = re.compile(rf"""
     (?:\b(?:art[ií]culos?|arts?\.?|articles?)\s*|§§?\s*)(?P<art>{_NUMLIST})
     (?P<art_const>\s+constitucional(?:es)?\b)?
   | \bart[ií]culo\s+(?P<artw>{_ORD}|[uú]nico\b)
-  | \b{_CLAUSE_NOUN}\s+(?P<clw>{_ORD}|[uú]nic[oa]\b)
-  | \b(?P<clw2>{_ORD})\s+{_CLAUSE_NOUN}\b
+  | \b(?P<secn>{_CLAUSE_NOUN}|secci[oó]n(?:es)?|sections?|incisos?)\s+(?P<sec>{_SECTION})
+  | \b(?P<cln>{_CLAUSE_NOUN})\s+(?P<clw>{_ORD}|[uú]nic[oa]\b)
+  | \b(?P<clw2>{_ORD})\s+(?P<cln2>{_CLAUSE_NOUN})\b
   | \b(?P<cn>{_NUMLIST})\s+constitucional(?:es)?\b
   | \b(?:p[aá]rrafos?|paragraph)\s+(?P<par>{_ORD}|\d+\b)
   | \b(?P<par2>{_ORD})\s+p[aá]rrafos?\b
@@ -187,6 +190,20 @@ def law_type_of(name: str) -> DocType | None:
     return next((t for p, t in _TYPE_PREFIX if p.match(folded)), None)
 
 
+_NOUNS = {"clausula": "cláusula", "disposicion": "disposición", "seccion": "sección"}
+
+
+def _noun(word: str) -> str:
+    """A provision's noun as written, singular and accented: "Lineamientos" → "lineamiento", "cláusulas" →
+    "cláusula", "numerales" → "numeral", "secciones" → "sección"."""
+    folded = _headings.fold(word)
+    for plural, singular in (("iones", "ion"), ("ales", "al"), ("s", "")):
+        if folded.endswith(plural):
+            folded = folded[: -len(plural)] + singular
+            break
+    return _NOUNS.get(folded, folded)
+
+
 def _piece(m: re.Match) -> dict | None:
     """The slots one regex match fills, or None when the match is no reference after all."""
     g = m.groupdict()
@@ -198,8 +215,12 @@ def _piece(m: re.Match) -> dict | None:
         if g["art_const"]:
             slots.update(constitutional=True, law_type=DocType.constitucion)
         return slots
-    if g["artw"] is not None or g["clw"] is not None or g["clw2"] is not None:
-        return {"articles": [article_key(g["artw"] or g["clw"] or g["clw2"])]}
+    if g["sec"] is not None:
+        return {"articles": [g["sec"]], "noun": _noun(g["secn"])}
+    if g["clw"] is not None or g["clw2"] is not None:
+        return {"articles": [article_key(g["clw"] or g["clw2"])], "noun": _noun(g["cln"] or g["cln2"])}
+    if g["artw"] is not None:
+        return {"articles": [article_key(g["artw"])]}
     if g["cn"] is not None:
         return {"articles": _articles(g["cn"])[0], "constitutional": True, "law_type": DocType.constitucion}
     if g["par"] is not None or g["par2"] is not None:

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 
 import re
 
-from ingest.headings import (ANNEX, ARTICLE_KINDS, ARTICULO, BOUNDARY_KINDS, CAPITULO, GENERIC_KINDS, ISSUING_BODY,
-                             LIBRO, PART, PODER, TITLE, TITULO, Classified, fold, numbered_in_words)
+from ingest.headings import (ANNEX, ARTICULO, BOUNDARY_KINDS, CAPITULO, CLAUSE, GENERIC_KINDS, ISSUING_BODY,
+                             LEADERS, LIBRO, PART, PODER, TITLE, TITULO, Classified, fold, numbered_in_words)
 from ingest.identity import issues
 from ingest.references import article_key
 from ingest.layout import Line
@@ -125,7 +125,6 @@ def single_document(items: list[Item]) -> list[DocumentItems]:
 # ENTRE …", "CONVENIO …", "PROTOCOLO …").
 _LAW_HEADING = re.compile(r"^(?:TEXTO\s+REFUNDIDO\s+DE\s+(?:LA\s+|EL\s+)?)?"
                           r"(?:LEY|C[ÓO]DIGO|ESTATUTO|REGLAMENTO|TRATADO|CONVENIO|CONVENCI[ÓO]N|PROTOCOLO)\b")
-_LEADERS = re.compile(r"(?:\.\s?){4,}|…")  # an index entry's dot leaders: the index names the law, it does not start it
 _TRANSITORY = re.compile(r"(?:articulos?\s+)?transitori")  # "TRANSITORIOS", "ARTÍCULOS TRANSITORIOS" (folded)
 _LAW_STRUCTURE_WITHIN = 4  # headings after the law's name within which its LIBRO / TÍTULO / CAPÍTULO / art. 1 appears
 
@@ -133,10 +132,10 @@ _LAW_STRUCTURE_WITHIN = 4  # headings after the law's name within which its LIBR
 def _starts_law(items: list[Item], k: int) -> bool:
     """Does the heading at `k` name a law whose own structure follows it?"""
     label = items[k].heading.label.strip()
-    if not _LAW_HEADING.match(label) or label.upper() != label or _LEADERS.search(label):
+    if not _LAW_HEADING.match(label) or label.upper() != label or LEADERS.search(label):
         return False
     following = [it.heading for it in items[k + 1:] if it.heading is not None][:_LAW_STRUCTURE_WITHIN]
-    return any(h.kind in (LIBRO, TITULO, CAPITULO) or (h.kind in ARTICLE_KINDS and article_key(h.label) == "1")
+    return any(h.kind in (LIBRO, TITULO, CAPITULO) or (h.kind in (ARTICULO, CLAUSE) and article_key(h.label) == "1")
                for h in following)
 
 
@@ -190,8 +189,8 @@ def _enacted_laws(doc: DocumentItems) -> list[DocumentItems]:
             k = end
             continue
         kept.append(it)
-        if h is not None and h.kind in ARTICLE_KINDS and not _LEADERS.search(h.label):
-            decree_article = h.label
+        if h is not None and h.kind in (ARTICULO, CLAUSE) and not LEADERS.search(h.label):
+            decree_article = h.label  # the decree's own article (a section numbered in figures is none)
         k += 1
     doc.items = kept
     return laws

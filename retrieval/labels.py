@@ -5,6 +5,8 @@ inciso, the printed page); nothing is re-parsed from text.
 - Mexican law: "Constitución Política de los Estados Unidos Mexicanos, art. 123, apartado A, fr. I, p. 143";
   "…, art. 41, fr. III, apartado B, p. 55"; "…, art. 27, párr. 1, p. 33"; a quote of two fracciones "fr. I–II";
 - DOF edition: "DOF 15-12-2024 (Matutina), SECRETARÍA DE MARINA, ACUERDO …, p. 4";
+- a point numbered in words or a section numbered in figures: "…, numeral Quinto, párr. 1", "…, cláusula Segunda",
+  "…, numeral 110-26, párr. 1, p. 11"; in English "…, section 2.3.1, p. 8";
 - BOE law / act: "Ley de Sociedades de Capital, art. 4, apdo. 2, p. 12"; "BOE núm. 91, Real Decreto 353/2024, art. 3";
 - EU act: "Reglamento (UE) 2016/679, art. 17, apdo. 1, letra a), p. …"; in English "Art. 17(1)(a)"; a recital
   "recital 59" / "considerando 59";
@@ -19,6 +21,7 @@ import re
 
 from ingest.headings import fold
 from ingest.models import AmendmentNote, Chunk, DocumentInfo, HeadingKind, ParagraphMark, ProvisionRole
+from retrieval.text_analysis import detect_languages
 
 MAX_NAME = 90  # characters of a document name in a label (the full title stays on the record)
 _EDITIONS = {"MAT": "Matutina", "VES": "Vespertina", "EXT": "Extraordinaria"}
@@ -121,22 +124,27 @@ _POINTS = {"clausulas": "cláusula", "condiciones": "condición", "bases": "base
 
 
 def _clause(chunk: Chunk) -> str | None:
-    """"cláusula Segunda" / "numeral Décimo Cuarto": how a lawyer cites the chunk's provision when it is a point
-    numbered in words (an acuerdo's points, lineamientos, a convenio's cláusulas), else None. Its noun is the one
+    """"cláusula Segunda" / "numeral Décimo Cuarto" / "numeral 5.3": how a lawyer cites the chunk's provision when it
+    is a point numbered in words (an acuerdo's points, lineamientos, a convenio's cláusulas) or a section numbered in
+    figures (a NOM's "5.3", the NOM-001-SEDE's "110-26"; in English "section 2.3.1"), else None. Its noun is the one
     the heading above the points prints ("CLÁUSULAS", "CONDICIONES", "REGLAS"); else a feminine ordinal numbers
-    cláusulas and a masculine one numerales."""
+    cláusulas and a masculine one or a figure numerales."""
     path = list(zip(chunk.heading_path, chunk.heading_kinds))
     for at in range(len(path) - 1, -1, -1):
         text, kind = path[at]
         if kind is HeadingKind.articulo:
             return None
-        if kind is HeadingKind.clause:
-            words = _CLAUSE_WORDS.match(text.strip())
-            if words is None:
+        if kind in (HeadingKind.clause, HeadingKind.numeral):
+            if kind is HeadingKind.numeral:
+                printed = chunk.article or text.strip().rstrip(".")
+            elif words := _CLAUSE_WORDS.match(text.strip()):
+                printed = words.group(0).title()
+            else:
                 return None
-            printed = words.group(0).title()
             noun = next((_POINTS[f] for above, _ in reversed(path[:at])
                          if (f := fold(above).strip(" .:")) in _POINTS), None)
+            if noun is None and kind is HeadingKind.numeral and detect_languages(chunk.text) == ("english",):
+                noun = "section"
             return f"{noun or ('cláusula' if printed.endswith('a') else 'numeral')} {printed}"
     return None
 
@@ -145,6 +153,8 @@ def _provision(chunk: Chunk, marks: list[ParagraphMark]) -> list[str]:
     """"art. 123", "apartado A", "fr. I–II" … for the marks a span covers (the article is the chunk's)."""
     article = chunk.article
     if clause := _clause(chunk):
+        if clause.startswith("section "):  # English cites a section by its number alone: "section 2.3.1"
+            return [clause]
         paragraph = _span([str(m.paragraph) for m in marks])
         fraccion = _span([m.fraccion for m in marks])
         return [clause] + ([f"fr. {fraccion}"] if fraccion else [f"párr. {paragraph}"] if paragraph else [])

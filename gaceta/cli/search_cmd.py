@@ -71,7 +71,7 @@ def with_as_of(filters, as_of: str | None):
 def _print_references(references) -> None:
     for r in references:
         ref = r.reference
-        what = ", ".join(f"art. {a}" for a in ref.articles) or "—"
+        what = ", ".join(f"{ref.noun or 'art.'} {a}" for a in ref.articles) or "—"
         if r.resolved:
             console.print(f"[dim]understood:[/] {ref.text!r} → {what} of {escape('; '.join(r.titles[:2]))} "
                           f"({r.chunks} chunks looked up)", soft_wrap=True)

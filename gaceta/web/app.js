@@ -92,7 +92,8 @@ function referenceText(resolved) {
   const ref = resolved.reference;
   const parts = [];
   const articles = ref.articles || [];
-  if (articles.length) parts.push((articles.length > 1 ? "arts. " : "art. ") + articles.join(", "));
+  // "art. 27", "arts. 14, 16"; a provision by the noun the question gives it: "punto 5", "sección 110-26"
+  if (articles.length) parts.push((ref.noun || (articles.length > 1 ? "arts." : "art.")) + " " + articles.join(", "));
   if (ref.apartado) parts.push("apartado " + ref.apartado);
   if (ref.fraccion) parts.push("fr. " + ref.fraccion);
   if (ref.inciso) parts.push("inc. " + ref.inciso + ")");

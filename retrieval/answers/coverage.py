@@ -256,8 +256,8 @@ def answers_the_question(question: str, citations: Sequence[Citation], reference
             if not any(c.article in wanted for c in in_law):
                 where = f" of {ref.titles[0]}" if named_law and ref.titles else ""
                 got = sorted({c.article for c in cited if c.article}) or ["none"]
-                reasons.append(f"the question names art. {', '.join(r.articles)}{where}; the answer cites "
-                               f"art. {', '.join(got)}")
+                reasons.append(f"the question names {r.noun or 'art.'} {', '.join(r.articles)}{where}; the answer "
+                               f"cites art. {', '.join(got)}")
         elif named_law and not in_law:
             reasons.append(f"the question names {ref.titles[0] if ref.titles else r.text}; the answer cites other "
                            f"documents")
