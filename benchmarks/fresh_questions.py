@@ -113,6 +113,7 @@ def main() -> None:
             hit = right(q["expected"], answer, titles, files)
             rows.append({**q, "right": hit, "first": hit and first(q["expected"], answer, titles),
                          "flagged": not answer.coverage.relevant, "relevance": answer.coverage.relevance,
+                         "reasons": answer.coverage.relevance_reasons,
                          "found": answer.found, "cited": [c.label for c in cited][:3]})
     table = {}
     for name in dict.fromkeys(r["set"] for r in rows):
