@@ -89,32 +89,38 @@ def first(expected: str, answer, titles: dict[str, str]) -> bool:
     return bool(cited) and LAWS[law] in titles[cited[0].doc_id] and cited[0].article == article
 
 
+def answered(home: Path, tsv: Path):
+    """Each question of `tsv` (tab-separated, a `question` column) with the product's answer over the index at `home`
+    (`ask`: extractive, k 8, offline judge), and the index's documents by id."""
+    from retrieval.answers import ask
+    from retrieval.index import Index
+    from retrieval.settings import Settings
+
+    with tsv.open(encoding="utf-8") as fh:
+        questions = list(csv.DictReader(fh, delimiter="\t"))
+    settings = Settings(home=home, answerer="extractive", judge="offline", _env_file=None)
+    with Index.open(settings) as index:
+        documents = {d.doc_id: d for d in index.document_infos()}
+        for q in questions:
+            yield q, ask(index, q["question"], k=8, settings=settings), documents
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--home", type=Path, required=True, help="an index of the shared PDFs and laws (GACETA_HOME)")
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout, with every question")
     args = ap.parse_args()
 
-    from retrieval.answers import ask
-    from retrieval.index import Index
-    from retrieval.settings import Settings
-
-    with QUESTIONS.open(encoding="utf-8") as fh:
-        questions = list(csv.DictReader(fh, delimiter="\t"))
-    settings = Settings(home=args.home, answerer="extractive", judge="offline", _env_file=None)
     rows = []
-    with Index.open(settings) as index:
-        infos = index.document_infos()
-        titles = {d.doc_id: f"{d.short_title or ''} {d.title}" for d in infos}
-        files = {d.doc_id: Path(d.source_path or "").name for d in infos}
-        for q in questions:
-            answer = ask(index, q["question"], k=8, settings=settings)
-            cited = [c for seg in answer.content for c in seg.citations if c.verified]
-            hit = right(q["expected"], answer, titles, files)
-            rows.append({**q, "right": hit, "first": hit and first(q["expected"], answer, titles),
-                         "flagged": not answer.coverage.relevant, "relevance": answer.coverage.relevance,
-                         "reasons": answer.coverage.relevance_reasons,
-                         "found": answer.found, "cited": [c.label for c in cited][:3]})
+    for q, answer, documents in answered(args.home, QUESTIONS):
+        titles = {i: f"{d.short_title or ''} {d.title}" for i, d in documents.items()}
+        files = {i: Path(d.source_path or "").name for i, d in documents.items()}
+        cited = [c for seg in answer.content for c in seg.citations if c.verified]
+        hit = right(q["expected"], answer, titles, files)
+        rows.append({**q, "right": hit, "first": hit and first(q["expected"], answer, titles),
+                     "flagged": not answer.coverage.relevant, "relevance": answer.coverage.relevance,
+                     "reasons": answer.coverage.relevance_reasons,
+                     "found": answer.found, "cited": [c.label for c in cited][:3]})
     table = {}
     for name in dict.fromkeys(r["set"] for r in rows):
         part = [r for r in rows if r["set"] == name]

@@ -16,13 +16,13 @@ section by its key (`Citation.article`), which only a code that reads sections c
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).parent))  # fresh_questions.answered
 
 QUESTIONS = Path(__file__).with_name("numbered_sections.tsv")
 FILES = {"nom": "mx_nom-001-sede-2012_capitulo1.pdf", "nist": "us_nist_sp800-30r1.pdf"}
@@ -34,26 +34,19 @@ def main() -> None:
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout, with every question")
     args = ap.parse_args()
 
-    from ingest.headings import fold
-    from retrieval.answers import ask
-    from retrieval.index import Index
-    from retrieval.settings import Settings
+    from fresh_questions import answered
 
-    with QUESTIONS.open(encoding="utf-8") as fh:
-        questions = list(csv.DictReader(fh, delimiter="\t"))
-    settings = Settings(home=args.home, answerer="extractive", judge="offline", _env_file=None)
+    from ingest.headings import fold
+
     rows = []
-    with Index.open(settings) as index:
-        files = {d.doc_id: Path(d.source_path or "").name for d in index.document_infos()}
-        for q in questions:
-            answer = ask(index, q["question"], k=8, settings=settings)
-            cited = [c for seg in answer.content for c in seg.citations if c.verified]
-            source = FILES[q["set"].split("_")[0]]
-            states = [files[c.doc_id] == source and fold(q["states"]) in fold(c.cited_text) for c in cited]
-            rows.append({**q, "right": any(states), "first": bool(states) and states[0],
-                         "keyed": bool(cited) and files[cited[0].doc_id] == source
-                         and cited[0].article == q["expected"],
-                         "found": answer.found, "cited": [c.label for c in cited][:3]})
+    for q, answer, documents in answered(args.home, QUESTIONS):
+        files = {i: Path(d.source_path or "").name for i, d in documents.items()}
+        cited = [c for seg in answer.content for c in seg.citations if c.verified]
+        source = FILES[q["set"].split("_")[0]]
+        states = [files[c.doc_id] == source and fold(q["states"]) in fold(c.cited_text) for c in cited]
+        rows.append({**q, "right": any(states), "first": bool(states) and states[0],
+                     "keyed": bool(cited) and files[cited[0].doc_id] == source and cited[0].article == q["expected"],
+                     "found": answer.found, "cited": [c.label for c in cited][:3]})
     table = {}
     for name in dict.fromkeys(r["set"] for r in rows):
         part = [r for r in rows if r["set"] == name]
