@@ -105,11 +105,16 @@ def answered(home: Path, tsv: Path):
             yield q, ask(index, q["question"], k=8, settings=settings), documents
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def arguments(doc: str) -> argparse.Namespace:
+    """`--home H` (an index of the shared PDFs and laws) and `--json`, described by the script's docstring `doc`."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--home", type=Path, required=True, help="an index of the shared PDFs and laws (GACETA_HOME)")
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout, with every question")
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def main() -> None:
+    args = arguments(__doc__)
 
     rows = []
     for q, answer, documents in answered(args.home, QUESTIONS):

@@ -15,7 +15,6 @@ section by its key (`Citation.article`), which only a code that reads sections c
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -29,14 +28,11 @@ FILES = {"nom": "mx_nom-001-sede-2012_capitulo1.pdf", "nist": "us_nist_sp800-30r
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--home", type=Path, required=True, help="an index of the shared PDFs and laws (GACETA_HOME)")
-    ap.add_argument("--json", action="store_true", help="one JSON object on stdout, with every question")
-    args = ap.parse_args()
-
-    from fresh_questions import answered
+    from fresh_questions import answered, arguments
 
     from ingest.headings import fold
+
+    args = arguments(__doc__)
 
     rows = []
     for q, answer, documents in answered(args.home, QUESTIONS):
