@@ -334,7 +334,7 @@ def _outline_names(ln: Line, ctx: Context) -> bool:
 
 def section_number(label: str) -> tuple[int, ...]:
     """"5.3" → (5, 3), "110-26" → (110, 26): a numbered section's place in the text's numbering."""
-    return tuple(int(n) for n in re.split(r"[.-]", label.strip().rstrip(".")) if n)
+    return tuple(int(n) for n in re.split(r"[.-]", label))
 
 
 def numbered_sections(headings: list[Classified | None]) -> set[int]:

@@ -195,7 +195,7 @@ class Provisions:
                 h.kind is HeadingKind.transitorios for h in stack)):  # a repealed transitorio is still transitory
             return None
         if provision.kind is HeadingKind.numeral:
-            return provision.text.strip().rstrip(".")  # "110-26.": its number as printed, the text's own numbering
+            return provision.text  # "110-26": its number as printed (`headings` keeps it without the stop)
         return article_key(provision.text)
 
     def _part_ends(self) -> dict[int, int]:

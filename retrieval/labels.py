@@ -136,7 +136,7 @@ def _clause(chunk: Chunk) -> str | None:
             return None
         if kind in (HeadingKind.clause, HeadingKind.numeral):
             if kind is HeadingKind.numeral:
-                printed = chunk.article or text.strip().rstrip(".")
+                printed = chunk.article or text
             elif words := _CLAUSE_WORDS.match(text.strip()):
                 printed = words.group(0).title()
             else:
