@@ -49,6 +49,14 @@ ASSUMPTION = ("parse and chunk run in the file workers (one per CPU) and embed i
               "cores = its seconds summed over files x (6.73 M / chunks) / N (x 1 for the writer stages): linear "
               "in chunks, so a writer that slows as the index grows is not captured.")
 STAMP_FONTSIZE = 7
+# How the ingest is started: the CLI as a user runs it, or the indexing module it calls when no Prefect API is set
+# (`flows.ingest_flow.run_ingest`), for a machine where Prefect is not installed (benchmarks/gpu_ingest.py).
+ENTRIES = {
+    "cli": ["from gaceta.cli import main; main()", "ingest"],
+    "module": ["import sys\nfrom flows import indexing\nfrom retrieval.settings import Settings\n"
+               "indexing.warm_up(Settings())\ntry:\n    print(indexing.run(sys.argv[1:]).to_json())\n"
+               "finally:\n    indexing.close_indexes()"],
+}
 
 
 # --- the archive --------------------------------------------------------------------------------------------------
@@ -177,9 +185,12 @@ def _tree_memory(root: int) -> tuple[int, int, int]:
     return rss, pss, anon
 
 
-def run(folder: Path, home: Path, code: Path = REPO) -> dict:
+def run(folder: Path, home: Path, code: Path = REPO, settings: dict[str, str] | None = None,
+        entry: str = "cli") -> dict:
     """`gaceta ingest FOLDER --json` in a subprocess on GACETA_HOME=`home`, as a user runs it (the caller's
-    GACETA_*/thread variables removed). Returns {"wall": s, "summary": the JSON summary, "peak_pss_tree_mb" and
+    GACETA_*/thread variables removed; `settings`, GACETA_* variables, set). `entry` "module" runs what that command
+    runs without a Prefect API (`flows.indexing.run`, the same summary) for a machine without Prefect installed.
+    Returns {"wall": s, "summary": the JSON summary, "peak_pss_tree_mb" and
     "peak_rss_tree_mb" and "peak_anon_tree_mb": the largest sums of PSS, RSS and anonymous memory over the CLI and
     its worker processes (every 0.1 s),
     "peak_rss_process_mb": the largest single process (getrusage), "cpu_s": user + system seconds of the tree}."""
@@ -187,13 +198,14 @@ def run(folder: Path, home: Path, code: Path = REPO) -> dict:
            if not k.startswith("GACETA_") and k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
     env.pop("PREFECT_API_URL", None)  # the user's default: Prefect's ephemeral API
     env.update({"GACETA_HOME": str(home), "HF_HUB_OFFLINE": "1"})
+    env.update(settings or {})
     if "GACETA_SHARED" in os.environ:  # where the models live, not a tuning knob
         env["GACETA_SHARED"] = os.environ["GACETA_SHARED"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-c", "from gaceta.cli import main; main()", "ingest", str(folder),
-                                 "--json"], env=env, cwd=code, stdout=out, stderr=err)
+        command = ENTRIES[entry] + [str(folder)] + (["--json"] if entry == "cli" else [])
+        proc = subprocess.Popen([sys.executable, "-c", *command], env=env, cwd=code, stdout=out, stderr=err)
         peak = [0, 0, 0]  # RSS, PSS, anonymous
         done = threading.Event()
 
