@@ -58,8 +58,11 @@ FUSED_K = 10
 # A query about reforms, transitory rules, dates of entry into force or repeal asks for those roles too. "Adicionar"
 # and "adición" are amendments; the adjective "adicional" ("un reparto adicional") is not.
 _ASKS_ABOUT_HISTORY = re.compile(
-    r"\b(?:reform\w*|decreto\w*|transitori\w*|vigor|vigencia|deroga\w*|adicion(?!al)\w*|publica\w*|fecha\w*|"
+    r"\b(?:reform\w*|decreto\w*|transitori\w*|vigor|vigencia|deroga\w*|adicion(?!al)\w*|fecha\w*|"
     r"amend\w*|repeal\w*|entry into force)\b")
+# Publishing ("se publica", "publicación", "publicado", "publication") is history too; the adjective "pública"
+# ("administración pública", "salud pública") is not, so this one is matched before accents are folded.
+_ASKS_ABOUT_PUBLISHING = re.compile(r"\bpublica\w*", re.I)
 # "¿Cuándo…?" asks for a date when its verb tells of a past event ("¿Cuándo se habilitó el puerto?", "¿cuándo
 # suscribieron el convenio?": a notice's antecedentes say); in the present it asks for the condition a rule states
 # ("¿Cuándo procede el sobreseimiento?", "¿Cuándo debe disolverse la sociedad?"), which the text in force answers.
@@ -68,6 +71,7 @@ _ASKS_WHEN_IT_HAPPENED = re.compile(r"\bcu[aá]ndo\b.*\b(?:\w+(?:ó|aron|ieron)|
 
 def asks_about_history(query: str) -> bool:
     return (_ASKS_ABOUT_HISTORY.search(fold(query)) is not None
+            or _ASKS_ABOUT_PUBLISHING.search(query) is not None
             or _ASKS_WHEN_IT_HAPPENED.search(query) is not None)
 
 

@@ -120,3 +120,19 @@ def test_off_writes_nothing_and_delete_removes(tmp_path, monkeypatch):
         for doc_id in doc_ids:
             assert index.delete_document(doc_id)
         assert not any((home / "openings").iterdir())
+
+
+@pytest.mark.parametrize(("question", "article"), [
+    ("¿Cómo se organiza la Administración Pública Federal según la Constitución?", "art. 90"),
+    ("¿Qué establece la Constitución sobre la educación pública?", "art. 3"),
+])
+def test_the_adjective_publica_does_not_ask_about_the_laws_history(home, monkeypatch, question, article):
+    # "pública" describes what the law regulates; read as "publicación" it made the question one about the law's
+    # history (every role the same, no openings) and a reform decree led the answer.
+    monkeypatch.setenv("GACETA_HOME", str(home))
+    monkeypatch.setenv("GACETA_ANSWERER", "extractive")
+    result = CliRunner().invoke(app, ["ask", question, "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    first = next(c for seg in answer["content"] for c in seg["citations"] if c["verified"])
+    assert f"{article}," in first["label"] and "DECRETO" not in first["label"], first

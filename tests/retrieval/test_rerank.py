@@ -62,6 +62,26 @@ def test_when_asks_about_history_only_of_a_past_event(question, history):
     assert asks_about_history(question) is history
 
 
+@pytest.mark.parametrize(("question", "history"), [
+    ("¿Cuándo se publica el decreto en el Diario Oficial?", True),  # the verb, in any form
+    ("¿Quién publica las reglas de carácter general?", True),
+    ("¿Cuál es la fecha de publicación de la ley?", True),
+    ("¿Qué establece el documento publicado?", True),
+    ("¿Qué facultades tiene la Secretaría de la Función Pública?", False),  # the adjective: what the law says
+    ("¿Qué medidas de salud pública dispone la ley?", False),
+    ("¿Quién preside la reunión pública de la comisión?", False),
+])
+def test_publishing_is_history_and_the_adjective_publica_is_not(question, history):
+    assert asks_about_history(question) is history
+
+
+def test_an_expropriation_for_public_use_is_answered_from_the_text_in_force():
+    """"utilidad pública" names what article 27 says, not its reform: the text in force outranks the decree."""
+    question = "¿Qué dispone la Constitución sobre la expropiación por causa de utilidad pública?"
+    found = rerank(question, hits(), [], {h.chunk.chunk_id: h.rank for h in hits()})
+    assert ranks(found)[1] == 1
+
+
 def test_a_named_article_of_the_named_law_comes_first_even_unsearched():
     base = hits()
     named = base[2].model_copy(update={"via": "reference", "chunk": base[2].chunk.model_copy(
