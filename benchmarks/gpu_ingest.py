@@ -106,7 +106,8 @@ def main() -> None:
     parser.add_argument("--shapes", default="minilm,e5-small,e5-base")
     parser.add_argument("--cpu-shapes", default="minilm", help="shapes also run with GACETA_DEVICE=cpu")
     parser.add_argument("--tokenizer", type=Path, help="a sentence-transformers folder (default: packaged MiniLM)")
-    parser.add_argument("--code", type=Path, help="another checkout, also run (its embedder's GPU shape first)")
+    parser.add_argument("--code", type=Path,
+                        help="another checkout (before/after): run with the first shape on --device, after this one's")
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--out", type=Path, help="write every result here as JSON, after each run")
     args = parser.parse_args()
@@ -142,7 +143,7 @@ def main() -> None:
             plan.insert(1, (args.code.name, args.code, next(iter(models)), args.device))
         plan += [(REPO_LABEL, archive.REPO, s, "cpu") for s in args.cpu_shapes.split(",") if s in models]
         print("\n| code | shape | device | files | chunks | wall s | files/s | pages/s | chunks/s | CPU use | "
-              "embed s | upsert s | bound on 16 cores |", flush=True)
+              "embed s | upsert s | archive.py's model: bound on 16 cores |", flush=True)
         print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |", flush=True)
         for n, (label, code, shape, device) in enumerate(plan):
             home = tmp / f"home-{n}"
