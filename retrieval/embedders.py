@@ -10,6 +10,7 @@ the last `QUERY_CACHE` query vectors are kept, so it is encoded once.
 
 from __future__ import annotations
 
+import copy
 import os
 import threading
 from abc import ABC, abstractmethod
@@ -263,12 +264,26 @@ class UseTokenCount:
 
 
 class HFTokenCount:
-    """A sentence-transformers model's Hugging Face tokenizer as a count (picklable, without the model)."""
+    """A sentence-transformers model's Hugging Face tokenizer as a count (picklable, without the model).
+
+    A fast tokenizer is kept as its own `tokenizers.Tokenizer` (`backend_tokenizer`), copied with truncation and
+    padding off, which is the count `tokenizer(text, add_special_tokens=False)` gives. A parsing process that unpickles
+    it imports `tokenizers`, not transformers: 0.04 s of CPU against 1.9 s, and 97 against 135 MB of RSS after reading
+    20 archive files (16 such processes on a 16-core box)."""
 
     def __init__(self, tokenizer):
-        self.tokenizer = tokenizer
+        self.tokenizer = None
+        self.backend = None
+        if getattr(tokenizer, "is_fast", False):
+            self.backend = copy.deepcopy(tokenizer.backend_tokenizer)
+            self.backend.no_truncation()
+            self.backend.no_padding()
+        else:
+            self.tokenizer = tokenizer
 
     def __call__(self, text: str) -> int:
+        if self.backend is not None:
+            return len(self.backend.encode(text, add_special_tokens=False).ids)
         return len(self.tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
 
 

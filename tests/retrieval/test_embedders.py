@@ -146,3 +146,33 @@ def test_one_ask_encodes_its_question_once(tmp_path, monkeypatch):
         assert encoded.count(question) == 1
     finally:
         index.close()
+
+
+def test_minilm_counts_as_its_transformers_tokenizer_without_importing_transformers():
+    """The count a parsing process is sent is the model tokenizer's own, on every chunk of a real DOF edition and on a
+    text past the window (no truncation, no padding), and unpickling it in a fresh process imports `tokenizers`, not
+    transformers."""
+    import pickle
+    import subprocess
+    import sys
+
+    from ingest.chunker import chunk_document
+    from tests.ingest.parsed_cache import parsed
+
+    minilm = load_embedder("minilm")
+    counter = minilm.token_counter()
+    result = parsed("dof_2023-01-11_MAT_first20pages.pdf")
+    texts = [c.embedding_text() for doc in result.documents
+             for c in chunk_document(doc, minilm.count_tokens, minilm.max_tokens)]
+    texts += [ARTICLE_27 * 20, "", "hola"]
+
+    def transformers_count(text: str) -> int:
+        return len(minilm.tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
+
+    assert [counter(t) for t in texts] == [transformers_count(t) for t in texts]
+    assert counter(ARTICLE_27 * 20) > minilm.max_seq_length  # not cut at the window
+    code = ("import pickle, sys; count = pickle.loads(sys.stdin.buffer.read()); "
+            "print(count(sys.argv[1]), 'transformers' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code, ARTICLE_27], input=pickle.dumps(counter), capture_output=True,
+                          check=True)
+    assert done.stdout.decode().split() == [str(transformers_count(ARTICLE_27)), "False"]
