@@ -56,13 +56,18 @@ def test_free_form_question_ranks_the_answering_article(index):
         (h.chunk.article, h.features) for h in hits[:5]]
 
 
-def test_cli_answer_quotes_article_82(home, monkeypatch):
+def cli_ask(home, monkeypatch, question: str) -> tuple[dict, dict]:
+    """`gaceta ask QUESTION --json` (extractive) over `home`: the answer and its first verified citation."""
     monkeypatch.setenv("GACETA_HOME", str(home))
     monkeypatch.setenv("GACETA_ANSWERER", "extractive")
-    result = CliRunner().invoke(app, ["ask", PRESIDENT, "--json"])
+    result = CliRunner().invoke(app, ["ask", question, "--json"])
     assert result.exit_code == 0, result.output
     answer = json.loads(result.stdout)
-    first = next(c for seg in answer["content"] for c in seg["citations"] if c["verified"])
+    return answer, next(c for seg in answer["content"] for c in seg["citations"] if c["verified"])
+
+
+def test_cli_answer_quotes_article_82(home, monkeypatch):
+    answer, first = cli_ask(home, monkeypatch, PRESIDENT)
     assert "art. 82" in first["label"], first
     assert "Para ser Presidente se requiere" in json.dumps(answer, ensure_ascii=False)
 
@@ -71,12 +76,7 @@ def test_when_a_rule_applies_is_asked_of_the_text_in_force(home, monkeypatch):
     # "¿Cuándo…?" in the present asks for the condition or moment a rule states: the text in force answers it, read
     # through the openings; it was read as a question about the law's history (every role the same, no openings) and
     # led by a reform decree. "1o. de octubre" states the moment it asks for: the answer is not flagged.
-    monkeypatch.setenv("GACETA_HOME", str(home))
-    monkeypatch.setenv("GACETA_ANSWERER", "extractive")
-    result = CliRunner().invoke(app, ["ask", "¿Cuándo inicia el Presidente el ejercicio de su encargo?", "--json"])
-    assert result.exit_code == 0, result.output
-    answer = json.loads(result.stdout)
-    first = next(c for seg in answer["content"] for c in seg["citations"] if c["verified"])
+    answer, first = cli_ask(home, monkeypatch, "¿Cuándo inicia el Presidente el ejercicio de su encargo?")
     assert "art. 83" in first["label"] and "1o. de octubre" in first["cited_text"], first
     assert answer["coverage"]["relevant"] is True, answer["coverage"]
 
@@ -129,10 +129,5 @@ def test_off_writes_nothing_and_delete_removes(tmp_path, monkeypatch):
 def test_the_adjective_publica_does_not_ask_about_the_laws_history(home, monkeypatch, question, article):
     # "pública" describes what the law regulates; read as "publicación" it made the question one about the law's
     # history (every role the same, no openings) and a reform decree led the answer.
-    monkeypatch.setenv("GACETA_HOME", str(home))
-    monkeypatch.setenv("GACETA_ANSWERER", "extractive")
-    result = CliRunner().invoke(app, ["ask", question, "--json"])
-    assert result.exit_code == 0, result.output
-    answer = json.loads(result.stdout)
-    first = next(c for seg in answer["content"] for c in seg["citations"] if c["verified"])
+    _, first = cli_ask(home, monkeypatch, question)
     assert f"{article}," in first["label"] and "DECRETO" not in first["label"], first
