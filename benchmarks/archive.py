@@ -51,11 +51,13 @@ ASSUMPTION = ("parse and chunk run in the file workers (one per CPU) and embed i
 STAMP_FONTSIZE = 7
 # How the ingest is started: the CLI as a user runs it, or the indexing module it calls when no Prefect API is set
 # (`flows.ingest_flow.run_ingest`), for a machine where Prefect is not installed (benchmarks/gpu_ingest.py).
+# FOLDER stands for the folder to ingest.
+FOLDER = "{folder}"
 ENTRIES = {
-    "cli": ["from gaceta.cli import main; main()", "ingest"],
+    "cli": ["from gaceta.cli import main; main()", "ingest", FOLDER, "--json"],
     "module": ["import sys\nfrom flows import indexing\nfrom retrieval.settings import Settings\n"
                "indexing.warm_up(Settings())\ntry:\n    print(indexing.run(sys.argv[1:]).to_json())\n"
-               "finally:\n    indexing.close_indexes()"],
+               "finally:\n    indexing.close_indexes()", FOLDER],
 }
 
 
@@ -204,7 +206,7 @@ def run(folder: Path, home: Path, code: Path = REPO, settings: dict[str, str] | 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
-        command = ENTRIES[entry] + [str(folder)] + (["--json"] if entry == "cli" else [])
+        command = [str(folder) if arg == FOLDER else arg for arg in ENTRIES[entry]]
         proc = subprocess.Popen([sys.executable, "-c", *command], env=env, cwd=code, stdout=out, stderr=err)
         peak = [0, 0, 0]  # RSS, PSS, anonymous
         done = threading.Event()
