@@ -23,6 +23,8 @@ from typing import Literal
 
 import Stemmer
 
+from ingest.sentences import split_sentences
+
 Language = Literal["spanish", "english"]
 LANGUAGES: tuple[Language, ...] = ("spanish", "english")
 
@@ -191,6 +193,21 @@ _QUESTION_TERMS = frozenset(analyze("qué cuál cuáles cuándo cuánto cuánta 
 def content_terms(text: str) -> set[str]:
     """The analyzer's terms (folded, stemmed, stopwords out) minus question words: what a question asks about."""
     return set(analyze(text)) - _QUESTION_TERMS
+
+
+def case_terms(question: str) -> set[str]:
+    """The content terms only the *case* a question tells uses: its sentences that state the asker's situation
+    rather than ask ("Mi cuñado se llevó mi coche sin permiso el viernes y me lo devolvió el sábado." before "¿Qué
+    pena prevé el Código Penal para lo que hizo?": cuñado, coche, viernes…, not pena). Empty when no sentence asks (a
+    statement is all question) or every one does. Both parts are analysed in the whole question's language."""
+    parts = [question[s.start:s.end] for s in split_sentences(question)]
+    asking = ["?" in p or "¿" in p for p in parts]
+    if not any(asking) or all(asking):
+        return set()
+    languages = detect_languages(question)
+    told = set(analyze(" ".join(p for p, a in zip(parts, asking) if not a), languages))
+    asked = set(analyze(" ".join(p for p, a in zip(parts, asking) if a), languages))
+    return told - asked - _QUESTION_TERMS
 
 
 _KIND = re.compile(r"\b(\w+)\s+de\s+(?=(\w+))", re.IGNORECASE)  # a kind may have kinds: "juicio de amparo de…"

@@ -33,7 +33,11 @@ How it reads the sources (already re-ranked: retrieval.rerank):
   it ends a run and is shown with the citation instead (`Citation.notes`).
 - Near-duplicates are dropped (gazettes repeat boilerplate); picks are shown in document order. When nothing
   retrieved is relevant (no named provision, and no sentence shares a content word with the question above the
-  floor), it says so plainly instead of citing noise.
+  floor), it says so plainly instead of citing noise. A question that tells the asker's case before asking ("Mi
+  cuñado se llevó mi coche sin permiso el viernes… ¿Qué pena prevé…?") is judged against that floor without the
+  case's particulars that no retrieved sentence holds (`text_analysis.case_terms`): a law states a case in general
+  words, so "cuñado" and "viernes" are in no source, and they would hide the provision that answers. What the
+  question asks always counts.
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ from retrieval.answers.models import TextSegment
 from retrieval.models import SearchHit
 from retrieval.rerank import (ROLE_WEIGHTS, article_heading, article_title, asks_about_history, division_names,
                               term_matches)
-from retrieval.text_analysis import content_terms, kinds
+from retrieval.text_analysis import case_terms, content_terms, kinds
 
 NOT_FOUND = "No encontré en los documentos recuperados información que responda a esta pregunta."
 MAX_SENTENCES = 3
@@ -118,11 +122,11 @@ class ExtractiveAnswerer:
         cands = [c for rank, hit in enumerate(hits) for c in _candidates(hit, rank)]
         if not cands:
             return []
-        self._score(question, cands)
+        reach = self._score(question, cands)
         opening = self._opening(question, hits)
         ranked = sorted(cands, key=lambda c: (-c.score, c.rank, c.span.start))
         best = ranked[0].score
-        if not opening and best < MIN_SCORE:
+        if not opening and reach < MIN_SCORE:
             return []
         chosen: list[Candidate] = list(opening)
         if opening:  # the named article leads; its own best sentence and other sources follow if they score
@@ -152,13 +156,21 @@ class ExtractiveAnswerer:
             lead.setdefault(_provision(cand), len(lead))
         return sorted(kept, key=lambda c: (lead[_provision(c)], c.span.start))
 
-    def _score(self, question: str, cands: list[Candidate]) -> None:
+    def _score(self, question: str, cands: list[Candidate]) -> float:
+        """Score every candidate (`Candidate.score`); return how far the best one reaches toward what the question
+        asks: its score with the particulars of a told case that no candidate holds left out (`case_terms`)."""
         names = {n for doc in {c.hit.document.doc_id: c.hit.document for c in cands}.values() for n in _names(doc)}
         q_terms = content_terms(topic(question, names)) or content_terms(question)
         cand_terms = [content_terms(c.text) for c in cands]
         df = {t: sum(t in terms for terms in cand_terms) for t in q_terms}
         weight = {t: IDF_FLOOR + math.log(1 + len(cands) / (1 + df[t])) for t in q_terms}
         total = sum(weight.values())
+        # A case told before the question is in the asker's words ("mi cuñado se llevó mi coche el viernes"), which a
+        # law states in general ones ("el que sustrajere un vehículo a motor"): a term only the case uses that no
+        # retrieved sentence holds is a particular of the case. It still weighs in the ranking, equally against every
+        # sentence; whether anything answers at all (`reach`) is judged without it. What is asked counts always.
+        particulars = sum(weight[t] for t in case_terms(question) & q_terms if not df[t])
+        asked = total - particulars
         asked_kinds = {t: k for t, k in kinds(topic(question, names)).items() if t in q_terms}
         # a noun the question names a kind of, which a sentence names as another kind only, is not the question's
         # noun there, nor in its title or neighbours read with it
@@ -209,11 +221,16 @@ class ExtractiveAnswerer:
         dense = dict(zip(map(id, matching), self._similarities(question, [c.text for c in matching]))) \
             if matching else {}
         flat_roles = asks_about_history(question)
+        scale = total / asked if asked else 1.0  # a share of the question → a share of what it asks
+        reach = 0.0
         for cand, lex, title in zip(cands, lexical, title_share):
-            score = (DENSE_WEIGHT * max(float(dense[id(cand)]), 0.0) + (1 - DENSE_WEIGHT) * lex) if lex else 0.0
-            score += TITLE_WEIGHT * title  # the provision whose title names the question's topic answers it
+            dense_part = DENSE_WEIGHT * max(float(dense[id(cand)]), 0.0) if lex else 0.0
             role = 1.0 if flat_roles else ROLE_WEIGHTS.get(cand.hit.chunk.role, 1.0)
-            cand.score = score * role / (1 + RANK_DECAY * cand.rank)
+            weigh = role / (1 + RANK_DECAY * cand.rank)
+            # the provision whose title names the question's topic answers it
+            cand.score = (dense_part + (1 - DENSE_WEIGHT) * lex + TITLE_WEIGHT * title) * weigh
+            reach = max(reach, (dense_part + ((1 - DENSE_WEIGHT) * lex + TITLE_WEIGHT * title) * scale) * weigh)
+        return reach
 
     def _opening(self, question: str, hits: list[SearchHit]) -> list[Candidate]:
         """The named article's opening sentence (or its named paragraph's), when the lookup found that article.
