@@ -1,6 +1,6 @@
 """Fresh questions a lawyer would ask, over every shared PDF and law (issue 25): right answers, and flags.
 
-`fresh_questions.tsv` holds 378 questions written for issue 25 with the answer noted before they were asked, none
+`fresh_questions.tsv` holds 432 questions written for issue 25 with the answer noted before they were asked, none
 taken from an evaluation set: `laws` (30 on the CPEUM, the Ley de Amparo, Spain's Código Penal, the LSC and the
 LEC), `country` (10 that name a country, four about laws the index does not hold), `notices` (12 on gazette
 notices, rulings and the Universal Declaration by their titles), `laws_b` (24 more on the same five laws, written
@@ -29,7 +29,10 @@ of that session were measured on it: the five laws' middle and back, a third sho
 naming the law or court) and `laws_n` (30 written the same way on 2026-11-29, third session, before the annex
 rule of that session was measured on it: a dozen on annexes and texts without articles — the Orden's annexes, the
 RMF's annexes 13 and 16, two DOF editions, Durango's Acuerdo, the labour bulletin —, the rest on the numbered laws'
-middle and back, two on laws not indexed). `expected` is
+middle and back, two on laws not indexed) and `laws_o` (30 written the same way on 2026-12-06 before that day's
+code was written: a third short, a third situational, a third naming the law without its article) and `laws_p`
+(24 written the same way after that day's rule on a told case was written and before it was measured: every one a
+situation told in everyday words, then the question). `expected` is
 `LAW:ARTICLE` (right when a verified citation of that law is that article), `file:PDF|WORDS` (the first
 citation's document was ingested from that PDF and a cited span states WORDS: a text whose printed title is no
 name to key on, as a NOM chapter's "DISPOSICIONES GENERALES"),

@@ -225,11 +225,12 @@ class ExtractiveAnswerer:
         reach = 0.0
         for cand, lex, title in zip(cands, lexical, title_share):
             dense_part = DENSE_WEIGHT * max(float(dense[id(cand)]), 0.0) if lex else 0.0
+            score = dense_part + (1 - DENSE_WEIGHT) * lex
+            score += TITLE_WEIGHT * title  # the provision whose title names the question's topic answers it
             role = 1.0 if flat_roles else ROLE_WEIGHTS.get(cand.hit.chunk.role, 1.0)
-            weigh = role / (1 + RANK_DECAY * cand.rank)
-            # the provision whose title names the question's topic answers it
-            cand.score = (dense_part + (1 - DENSE_WEIGHT) * lex + TITLE_WEIGHT * title) * weigh
-            reach = max(reach, (dense_part + ((1 - DENSE_WEIGHT) * lex + TITLE_WEIGHT * title) * scale) * weigh)
+            cand.score = score * role / (1 + RANK_DECAY * cand.rank)
+            asked_score = dense_part + ((1 - DENSE_WEIGHT) * lex + TITLE_WEIGHT * title) * scale
+            reach = max(reach, asked_score * role / (1 + RANK_DECAY * cand.rank))
         return reach
 
     def _opening(self, question: str, hits: list[SearchHit]) -> list[Candidate]:
