@@ -41,12 +41,18 @@ QUESTIONS = [
 
 @pytest.mark.parametrize("article,question", QUESTIONS, ids=[f"art. {a}" for a, _ in QUESTIONS])
 def test_a_question_on_the_annex_is_answered_from_the_annexs_article(annex_index, article, question):
+    """Answered, every citation an article of the annex (not the acuerdo's "Artículo único"), the article that
+    answers among them: the same as for the lineamientos printed after the transitorios (below). Which of the annex's
+    articles leads is not asserted: for the art. 4 question it turns on two article openings 0.0001 apart (art. 23
+    0.87277, art. 4 0.87268 on 2026-12-06; the 4-bit encoder's own error is larger, cosine 0.98-0.99 against fp32):
+    "art. 4 first" passed in CI until 2026-11-29 and fails on a fresh install of the same code on 2026-12-06."""
     settings = Settings(home=annex_index.settings.home, answerer="extractive", judge="offline", _env_file=None)
     answer = ask(annex_index, question, k=8, settings=settings)
     data = json.loads(answer.model_dump_json())
     assert data["found"] is True, answer.text
-    first = next(c for seg in answer.content for c in seg.citations)
-    assert first.verified and first.article == article, (first.label, answer.text)
+    cited = [c for seg in answer.content for c in seg.citations]
+    assert cited and all(c.verified and c.article not in (None, "Único") for c in cited), [c.label for c in cited]
+    assert article in [c.article for c in cited], [c.label for c in cited]
 
 
 @pytest.fixture(scope="module")
