@@ -1,9 +1,10 @@
-"""Hand-built search hits for unit tests (a document Markdown with chunks at real offsets and page breaks), and a
-streamed answer collected event by event."""
+"""Hand-built search hits for unit tests (a document Markdown with chunks at real offsets and page breaks), a
+streamed answer collected event by event, and `gaceta ask --json` run the way a user runs it."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 
 from ingest.models import Chunk, DocumentInfo, PageBreak
 from ingest.sentences import split_sentences
@@ -51,3 +52,16 @@ def streamed(backend, hits: list[SearchHit], question: str, embedder=None) -> tu
             events.append(next(gen))
         except StopIteration as stop:
             return events, stop.value
+
+
+def cli_answer(home, monkeypatch, question: str) -> dict:
+    """`gaceta ask QUESTION --json` (extractive) over the index at `home`: the answer as the CLI prints it."""
+    from typer.testing import CliRunner
+
+    from gaceta.cli import app
+
+    monkeypatch.setenv("GACETA_HOME", str(home))
+    monkeypatch.setenv("GACETA_ANSWERER", "extractive")
+    result = CliRunner().invoke(app, ["ask", question, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)

@@ -7,12 +7,11 @@ import json
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
-from gaceta.cli import app
 from retrieval.index import Index
 from retrieval.legal_search import legal_search
 from retrieval.settings import Settings
+from tests.answers.factory import cli_answer
 from tests.index_fixtures import build_index
 
 CPEUM = "mx_ley_CPEUM_constitucion_politica.pdf"
@@ -58,11 +57,7 @@ def test_free_form_question_ranks_the_answering_article(index):
 
 def cli_ask(home, monkeypatch, question: str) -> tuple[dict, dict]:
     """`gaceta ask QUESTION --json` (extractive) over `home`: the answer and its first verified citation."""
-    monkeypatch.setenv("GACETA_HOME", str(home))
-    monkeypatch.setenv("GACETA_ANSWERER", "extractive")
-    result = CliRunner().invoke(app, ["ask", question, "--json"])
-    assert result.exit_code == 0, result.output
-    answer = json.loads(result.stdout)
+    answer = cli_answer(home, monkeypatch, question)
     return answer, next(c for seg in answer["content"] for c in seg["citations"] if c["verified"])
 
 

@@ -4,19 +4,19 @@ answers is among the sources; what is asked still decides whether anything answe
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from typer.testing import CliRunner
 
-from gaceta.cli import app
 from retrieval.text_analysis import case_terms
+from tests.answers.factory import cli_answer
 from tests.index_fixtures import build_index
 
 GDPR = "eu_gdpr_council_position_5419-16.pdf"
 # Art. 78: "Right to an effective judicial remedy against a supervisory authority"; the asker says none of it
 COURT = ("Five months ago I lodged a complaint with my national data protection authority and I have heard nothing "
          "since. Under the GDPR, can I go to court against the authority itself?")
+SUBPROCESSOR = ("We're a small SaaS company processing personal data on behalf of our business clients. Under the "
+                "GDPR, can we bring in another cloud provider as a sub-processor without getting the client's "
+                "sign-off first?")
 
 
 @pytest.fixture(scope="module")
@@ -26,21 +26,12 @@ def home(tmp_path_factory):
     return home
 
 
-def ask(home, monkeypatch, question: str) -> dict:
-    """`gaceta ask QUESTION --json` (extractive) over `home`."""
-    monkeypatch.setenv("GACETA_HOME", str(home))
-    monkeypatch.setenv("GACETA_ANSWERER", "extractive")
-    result = CliRunner().invoke(app, ["ask", question, "--json"])
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
-
-
 def cited(answer: dict) -> list[str]:
     return [c["label"] for seg in answer["content"] for c in seg["citations"] if c["verified"]]
 
 
 def test_the_case_told_does_not_hide_the_provision_that_answers(home, monkeypatch):
-    answer = ask(home, monkeypatch, COURT)
+    answer = cli_answer(home, monkeypatch, COURT)
     assert answer["found"], answer["content"]
     assert any("Art. 78(" in label for label in cited(answer)), cited(answer)
 
@@ -49,16 +40,14 @@ def test_what_is_asked_still_decides_that_nothing_answers(home, monkeypatch):
     for question in ("What is the capital of Australia?",
                      "I run a small bakery in Lyon and my sister keeps asking me about geography. What is the capital "
                      "of Australia?"):
-        answer = ask(home, monkeypatch, question)
+        answer = cli_answer(home, monkeypatch, question)
         assert not answer["found"] and not cited(answer), (question, cited(answer))
 
 
 def test_an_answer_from_another_article_is_flagged(home, monkeypatch):
     """A told case now reaches an answer where it said "No encontré"; if that answer is not the article that answers
     (art. 28, a processor engaging another processor), the relevance flag says so."""
-    answer = ask(home, monkeypatch, "We're a small SaaS company processing personal data on behalf of our business "
-                                    "clients. Under the GDPR, can we bring in another cloud provider as a "
-                                    "sub-processor without getting the client's sign-off first?")
+    answer = cli_answer(home, monkeypatch, SUBPROCESSOR)
     assert answer["found"]
     if not any(label.startswith("General Data Protection Regulation") and "Art. 28(" in label
                for label in cited(answer)):
