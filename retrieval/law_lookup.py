@@ -25,11 +25,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
 
 from ingest.headings import fold
 from ingest.models import DocType, DocumentInfo, LegalReference
-from ingest.references import parse_references
+from ingest.references import law_type_of, parse_references
 from retrieval.models import NamedCountry, ResolvedReference
+from retrieval.text_analysis import LANGUAGES, analyze
 
 # Document types that hold provisions in force under their own name (what "la Ley de Amparo" names), preferred over
 # decrees and notices whose titles merely mention that law.
@@ -96,6 +98,13 @@ _GAZETTE_JURISDICTION = {"dof": {"mx", "federal"}, "boe": {"es"}, "diario oficia
                          "federal register": {"us", "federal"}}
 
 
+# the same qualifier right after a name typed in lower case: "el código penal federal", "… del estado de jalisco"
+_AFTER_NAME = re.compile(
+    rf"\s+(?:(?:de|del|para|en)\s+(?:la\s+|el\s+|los\s+)?)?(?P<q>(?:(?:libre y soberano\s+)?(?:del\s+)?estado\s+"
+    rf"(?:libre\s+y\s+soberano\s+)?de\s+)?(?:{_MX_STATE})|(?:la\s+)?ciudad\s+de\s+mexico|(?:el\s+)?distrito\s+federal"
+    rf"|federal|{_COUNTRY_ALT})\b")
+
+
 def _qualifier(q: str) -> str:
     """The canonical form of one qualifier: a country code, "federal", or "sub:<place>"."""
     q = " ".join(q.split())
@@ -123,9 +132,16 @@ def qualifiers(name: str) -> tuple[str, set[str]]:
         name = name[: m.start()].rstrip(" ,")
 
 
+# … and of the bodies that issue them: Mexico's Congreso de la Unión is its federal legislature (CPEUM art. 50)
+_BODY_JURISDICTION = {"congreso de la union": {"mx", "federal"}}
+
+
 def _jurisdiction(doc: DocumentInfo, names: Sequence[str]) -> set[str]:
-    """What a document holds of jurisdiction: its gazette's country and level, its names' qualifiers."""
+    """What a document holds of jurisdiction: its gazette's country and level, its issuing body's, its names'
+    qualifiers."""
     held = set(_GAZETTE_JURISDICTION.get(fold(doc.gazette or ""), set()))
+    body = fold(doc.issuing_body or "")
+    held |= next((level for name, level in _BODY_JURISDICTION.items() if name in body), set())
     for n in names:
         held |= qualifiers(n)[1]
         padded = f" {n} "
@@ -143,6 +159,20 @@ def _jurisdiction(doc: DocumentInfo, names: Sequence[str]) -> set[str]:
 def _name_part(title: str) -> str:
     """The name part of a title: "Ley de Amparo, Reglamentaria de los artículos…" → "Ley de Amparo"."""
     return _NAME_END.split(title, maxsplit=1)[0].strip()
+
+
+def _same_words(name: str, title: str) -> bool:
+    """Is every word of a named law (both folded) a word of the document's name, inflected ("Sociedad",
+    "Sociedades": one stem) or mistyped by one letter ("Enjuciamiento")? A word of its own names another law however
+    close the letters: the "Ley de Enjuiciamiento Criminal" is not the Ley de Enjuiciamiento Civil."""
+    words = title.split()
+    stems = set(analyze(title, LANGUAGES))
+    for word in name.split():
+        if word in _LINKING or set(analyze(word, LANGUAGES)) & stems:
+            continue
+        if not any(Levenshtein.distance(word, w) <= 1 for w in words):
+            return False
+    return True
 
 
 def acronym(name: str) -> str:
@@ -218,15 +248,18 @@ class LawCatalog:
         aside = self._aside[code]
         return NamedCountry(code=code, name=place_name(code), words=words, set_aside=len(aside)), aside
 
-    def resolve(self, ref: LegalReference) -> list[DocumentInfo]:
+    def resolve(self, ref: LegalReference, whole: bool = False) -> list[DocumentInfo]:
         """Documents the reference's law names, best first (empty: no law named, or none in the index). A trailing
-        jurisdiction ("Federal", "del Estado de Jalisco", "Española") must be one the document holds."""
+        jurisdiction ("Federal", "del Estado de Jalisco", "Española") must be one the document holds. `whole`: only
+        a document that is called exactly so (its title, short title, alias or the core of one)."""
         found: list[tuple[int, _Entry]] = []
         name, wanted = qualifiers(fold(ref.law or ""))
         upper = (ref.law or "").strip().upper()
         for e in self.entries:
             score = 0
-            if upper and upper in e.acronyms and " " not in upper:
+            if whole:
+                score = 100 if name and name in (*e.names, *e.cores) else 0
+            elif upper and upper in e.acronyms and " " not in upper:
                 score = 100
             elif ref.constitutional and e.constitution and (not name or "constitucion" in name or upper in e.acronyms):
                 score = 100
@@ -234,7 +267,8 @@ class LawCatalog:
                 if any(n == name or n.startswith(name + " ") or n.startswith(name + ",") for n in (*e.names, *e.cores)):
                     score = 98
                 elif len(name) >= 8:
-                    score = int(max(fuzz.ratio(name, n[: len(name) + 2]) for n in (*e.names, *e.cores)))
+                    score = int(max((fuzz.ratio(name, n[: len(name) + 2]) for n in (*e.names, *e.cores)
+                                     if _same_words(name, n)), default=0))
             if score >= NAME_MATCH and wanted <= e.jurisdiction:
                 found.append((score, e))
         found.sort(key=lambda se: (-se[0], not se[1].consolidated))
@@ -320,6 +354,37 @@ class LawCatalog:
         """The documents whose whole name (three words or more) the query writes out, however typed: "¿Qué contiene el
         Anexo 16 de la Resolución Miscelánea Fiscal para 2025?" names that annex as a law's name names the law."""
         return list(dict.fromkeys(doc.doc_id for _, _, doc in self._written(query)))
+
+    def qualified_mentions(self, query: str) -> list[LegalReference]:
+        """An indexed law's name typed in lower case with a jurisdiction after it ("¿qué dice el código penal federal
+        sobre el homicidio?"), which the parser, wanting capitals, does not read: a reference to the name and its
+        qualifier, so the qualifier decides as it does for "Código Penal Federal" (Spain's "Código Penal" is not
+        it)."""
+        folded = fold(query)
+        if len(folded) != len(query):  # offsets of the folded text must be the query's
+            return []
+        out: dict[int, LegalReference] = {}
+        for e in self.entries:
+            if not e.consolidated:
+                continue
+            for name in {n for n in e.cores if len(n) >= MIN_MENTION}:
+                for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", folded):
+                    after = _AFTER_NAME.match(folded, m.end())
+                    longer = m.start() in out and out[m.start()].end >= (after.end() if after else 0)
+                    if after is None or longer:
+                        continue
+                    text = query[m.start():after.end()]
+                    # named as a lawyer writes it: the document's own capitals, the place's ("Código Penal Federal")
+                    doc = e.document
+                    written = next((n for n in (doc.short_title, _name_part(doc.title), *doc.aliases)
+                                    if n and fold(n) == name), query[m.start():m.end()])
+                    place = " ".join(w if w in _LINKING else w[:1].upper() + w[1:]
+                                     for w in query[m.end():after.end()].split())
+                    out[m.start()] = LegalReference(text=text, start=m.start(), end=after.end(),
+                                                    law=f"{written} {place}", law_type=law_type_of(text),
+                                                    constitutional=e.constitution
+                                                    and not qualifiers(fold(text))[1] - {"mx", "federal"})
+        return sorted(out.values(), key=lambda r: r.start)
 
     def mentioned(self, query: str) -> list[DocumentInfo]:
         """Consolidated texts whose name (or acronym) the query contains however it is typed: "¿qué dice el
@@ -440,11 +505,37 @@ _BILL = re.compile(r"\b(?:iniciativas?|proyectos?|anteproyectos?|minutas?|dict[a
                    r"(?:la\s+|el\s+)?$", re.I)
 
 
+# what a question asks *of* a law it names: "la Ley de Amparo sobre la Suprema Corte", "… en materia de Registro"
+_TOPIC = re.compile(r"\s+(?:sobre|acerca\s+de|respecto\s+(?:de|a)|en\s+(?:materia|cuanto)\s+(?:de|a))\s", re.I)
+
+
+def _before_topic(ref: LegalReference, catalog: LawCatalog) -> tuple[LegalReference, list[DocumentInfo]]:
+    """A law name read on into what is asked of it ("la Ley de Sociedades de Capital sobre la Junta General": the
+    parser reads capitalised words on, as "Ley del Impuesto sobre la Renta" needs), cut where the topic begins: at
+    the last such cut whose name is an indexed document's whole name, else at the first that ends with a
+    jurisdiction (a name ends with its place: "la Constitución del Estado de Durango sobre el Poder Judicial").
+    `ref` unchanged, with no documents, when neither holds."""
+    law, text = ref.law or "", ref.text
+    law_cuts = [m.start() for m in _TOPIC.finditer(law)]
+    text_cuts = [m.start() for m in _TOPIC.finditer(text)][-len(law_cuts):] if law_cuts else []
+    if len(text_cuts) != len(law_cuts):
+        return ref, []
+    cuts = [ref.model_copy(update={"law": law[:lc], "text": text[:tc], "end": ref.start + tc})
+            for lc, tc in zip(law_cuts, text_cuts)]
+    for cut in reversed(cuts):
+        if docs := catalog.resolve(cut, whole=True):
+            return cut, docs
+    placed = next((cut for cut in cuts if qualifiers(fold(cut.law or ""))[1]), None)
+    return (placed, []) if placed is not None else (ref, [])
+
+
 def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, list[DocumentInfo]]]:
     """The query's references, each with the documents its law resolved to (empty when none was named/found). A
     bill ("la iniciativa de Ley de Ingresos") is no law in force: what is asked of it, the law that governs the bill
     answers, so it is not a reference."""
     refs = [with_qualifier(r, query) for r in parse_references(query) if r.articles or r.law or r.constitutional]
+    refs = sorted(refs + [m for m in catalog.qualified_mentions(query)
+                          if not any(r.start < m.end and m.start < r.end for r in refs)], key=lambda r: r.start)
     refs = [r for r in refs if r.articles or not _BILL.search(query, 0, r.start)]
     spans = catalog.name_spans(query)
     # a name's own words ("… de la Ley Federal del Trabajo" inside a Reglamento's name), not the whole name itself
@@ -455,6 +546,8 @@ def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, li
     out = []
     for ref in refs:
         docs = catalog.resolve(ref)
+        if not docs and ref.law:
+            ref, docs = _before_topic(ref, catalog)
         if not docs and ref.articles and not (ref.law or ref.constitutional):
             docs = [d for law in laws for d in catalog.resolve(law)] or catalog.mentioned(query)
         out.append((ref, list({d.doc_id: d for d in docs}.values())))
