@@ -529,13 +529,86 @@ def _before_topic(ref: LegalReference, catalog: LawCatalog) -> tuple[LegalRefere
     return (placed, []) if placed is not None else (ref, [])
 
 
+# A law's name typed in lower case, which the parser (wanting capitals) does not read: "¿qué dice la ley general de
+# salud sobre …?", "… según el código fiscal de la federación?". Without capitals a name's end is read where the
+# question marks one: punctuation, the topic (`_TOPIC`), or a clause that cannot be a name's ("para el robo", "a los
+# trabajadores", "en el juicio", "cuando", "si"); "para el Distrito Federal" / "para el Estado de …" stays a name's.
+_CLAUSE = (r"\s*[?,;:.!)]|\s*$|\s+(?:sobre|acerca|respecto|en\s+materia|en\s+cuanto|cuando|si|que|seg[uú]n|con|"
+           r"por|para\s+(?!(?:el\s+)?distrito\s+federal|(?:el\s+)?estado\s+de)(?:el|la|los|las|un|una|que|quien|mi|su)|"
+           r"a\s+(?:los|las|un|una|quien|mi|su)|en\s+(?:el|la|los|las|un|una|caso|mi|su))\b")
+_LOWER_NAME = re.compile(rf"(?<![\w-])(?P<head>ley|c[oó]digo|constituci[oó]n|reglamento|estatuto)"
+                         rf"(?P<tail>(?:\s+[a-záéíóúüñ]+){{1,12}}?)(?={_CLAUSE})")
+# a law is named by what it is of, right after its type or one adjective ("la ley federal del trabajo"): "la ley
+# penal" and "una ley aplicarse retroactivamente en perjuicio de …" name none, and "la ley sobre …" asks what the law
+# says; a constitution by its polity ("de Chile", "política de …")
+_OF = frozenset({"de", "del", "para"})
+_GENERIC = frozenset({"materia", "caso"})  # "la ley de la materia", "la ley del caso"
+
+
+def lower_case_names(query: str) -> list[LegalReference]:
+    """The laws `query` names in lower case (`_LOWER_NAME`), each as a reference written as a lawyer writes it
+    ("Ley General de Salud"): a code by whatever follows "código", a law, reglamento or estatuto by a "de/del/para"
+    phrase (`_OF`) that is not "de la materia", a constitution by its polity."""
+    out = []
+    for m in _LOWER_NAME.finditer(query):
+        words = m.group("tail").split()
+        head = fold(m.group("head"))
+        if head == "constitucion" and words[0] not in {"de", "del", "politica", "política"}:
+            continue
+        if head != "codigo":
+            of = [i for i, w in enumerate(words) if w in _OF]
+            if not of or of[0] > 1 or not any(w not in _LINKING for w in words[of[0] + 1:]) or _GENERIC & set(words):
+                continue
+        written = " ".join(w if w in _LINKING else w[:1].upper() + w[1:] for w in m.group(0).split())
+        out.append(LegalReference(text=m.group(0), start=m.start(), end=m.end(), law=written,
+                                  law_type=law_type_of(written),
+                                  constitutional=fold(m.group("head")) == "constitucion"
+                                  and not qualifiers(fold(written))[1] - {"mx", "federal"}))
+    return out
+
+
+def _named_by_its_words(ref: LegalReference, catalog: LawCatalog) -> tuple[LegalReference, list[DocumentInfo]]:
+    """A lower-case name that no document is, read on into the words after it ("la ley de amparo prevé"): the
+    longest run of its first words that is an indexed document's whole name, else the reference as read."""
+    words = (ref.law or "").split()
+    if qualifiers(fold(ref.law or ""))[1]:  # "código penal federal": its jurisdiction is not cut away
+        return ref, []
+    for n in range(len(words) - 1, 1, -1):
+        cut = ref.model_copy(update={"law": " ".join(words[:n])})
+        if docs := catalog.resolve(cut, whole=True):
+            return cut, docs
+    return ref, []
+
+
+_OF_LAW = re.compile(r"\s+(?:de|del)\s+(?:(?:la|el|los|las)\s+)?")
+
+
+def _of_its_law(query: str, refs: list[LegalReference]) -> list[LegalReference]:
+    """ "el artículo 17 de la ley de amparo": the articles the parser read and the name typed in lower case right
+    after them (`lower_case_names`, `LawCatalog.qualified_mentions`) are one reference, to those articles of that
+    law."""
+    out: list[LegalReference] = []
+    for ref in refs:
+        last = out[-1] if out else None
+        if (last is not None and last.articles and not (last.law or last.constitutional) and ref.law
+                and ref.law.lower() in ref.text and not ref.articles and _OF_LAW.fullmatch(query, last.end, ref.start)):
+            out[-1] = last.model_copy(update={"law": ref.law, "law_type": ref.law_type, "end": ref.end,
+                                              "constitutional": ref.constitutional,
+                                              "text": query[last.start:ref.end]})
+        else:
+            out.append(ref)
+    return out
+
+
 def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, list[DocumentInfo]]]:
     """The query's references, each with the documents its law resolved to (empty when none was named/found). A
     bill ("la iniciativa de Ley de Ingresos") is no law in force: what is asked of it, the law that governs the bill
     answers, so it is not a reference."""
     refs = [with_qualifier(r, query) for r in parse_references(query) if r.articles or r.law or r.constitutional]
-    refs = sorted(refs + [m for m in catalog.qualified_mentions(query)
-                          if not any(r.start < m.end and m.start < r.end for r in refs)], key=lambda r: r.start)
+    for more in (catalog.qualified_mentions(query), lower_case_names(query)):
+        refs = sorted(refs + [m for m in more if not any(r.start < m.end and m.start < r.end for r in refs)],
+                      key=lambda r: r.start)
+    refs = _of_its_law(query, refs)
     refs = [r for r in refs if r.articles or not _BILL.search(query, 0, r.start)]
     spans = catalog.name_spans(query)
     # a name's own words ("… de la Ley Federal del Trabajo" inside a Reglamento's name), not the whole name itself
@@ -548,6 +621,8 @@ def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, li
         docs = catalog.resolve(ref)
         if not docs and ref.law:
             ref, docs = _before_topic(ref, catalog)
+        if not docs and ref.law and ref.law.lower() in ref.text:  # typed in lower case
+            ref, docs = _named_by_its_words(ref, catalog)
         if not docs and ref.articles and not (ref.law or ref.constitutional):
             docs = [d for law in laws for d in catalog.resolve(law)] or catalog.mentioned(query)
         out.append((ref, list({d.doc_id: d for d in docs}.values())))

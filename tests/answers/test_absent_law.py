@@ -56,6 +56,11 @@ ABSENT = [
     ("¿qué dice la constitución de chile sobre el derecho de propiedad?",
      "La Constitución de Chile no está entre los documentos indexados",
      "Constitución Política de los Estados Unidos Mexicanos (México)"),
+    # … and laws the index holds nothing like, named in lower case where the question marks the name's end
+    ("¿qué multas prevé el código fiscal de la federación?",
+     "El Código Fiscal de la Federación no está entre los documentos indexados", None),
+    ("¿cuántos días de vacaciones concede la ley federal del trabajo a un trabajador?",
+     "La Ley Federal del Trabajo no está entre los documentos indexados", None),
 ]
 
 
@@ -206,6 +211,22 @@ def test_a_law_the_congreso_de_la_union_issued_is_federal(index, settings):
         assert not any(r.absent for r in answer.references), answer.text
         cited = [c for seg in answer.content for c in seg.citations if c.verified]
         assert cited and cited[0].document_title.startswith("Ley de Amparo"), answer.text
+
+
+def test_a_law_named_in_lower_case_is_that_law_and_the_law_in_general_is_none(index, settings):
+    """"la ley de amparo" in lower case is the indexed Ley de Amparo (art. 17, p. 8: "El plazo para presentar la
+    demanda de amparo es de quince días"); "la ley de la materia", "la ley penal" and "¿qué dispone la ley sobre …?"
+    name no law, so nothing is said to be absent."""
+    answer = ask(index, "¿cuál es el plazo para presentar la demanda según la ley de amparo?", k=6, settings=settings)
+    [named] = [r for r in answer.references if r.reference.law]
+    assert named.resolved and named.titles[0].startswith("Ley de Amparo") and named.reference.law == "Ley de Amparo"
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert cited and cited[0].article == "17", answer.text
+    for question in ("¿qué dice la ley de la materia sobre el plazo para presentar la demanda?",
+                     "¿qué dice la ley penal sobre la tentativa?", "¿qué dispone la ley sobre la retroactividad?"):
+        answer = ask(index, question, k=6, settings=settings)
+        assert not any(r.reference.law for r in answer.references), question
+        assert "no está entre los documentos indexados" not in answer.text, question
 
 
 def test_an_absent_law_is_named_up_to_its_place_not_on_into_the_topic(index, settings):
