@@ -1,7 +1,7 @@
-"""How a law named in a question is read (issue 25, item 1): 20 questions naming a law the way lawyers type it —
-with a topic after the name, a name one word away from an indexed law's, a jurisdiction, in lower case, or no law
-at all ("la ley penal") — and, for each, whether the answer says the law is absent, or which document and article
-it cites first. Over the all-PDFs index (every file of ../shared/data/pdfs and ../shared/data/laws).
+"""How a law named in a question is read (issue 25, item 1): 26 questions naming a law the way lawyers type it —
+with a topic after the name, a name one word away from an indexed law's, a jurisdiction, a year, in lower case,
+or no law at all ("la ley penal") — and, for each, whether the answer says the law is absent, or which document
+and article it cites first. Over the all-PDFs index (every file of ../shared/data/pdfs and ../shared/data/laws).
 
     .venv/bin/python benchmarks/named_laws.py --home H [--json]
 """
@@ -37,6 +37,12 @@ QS = [
     "¿cuál es el plazo para presentar la demanda según la ley de amparo?",
     "¿qué dice el artículo 27 de la constitución sobre las tierras y aguas?",
     "¿qué pena tiene el homicidio según el código penal?",
+    "¿Qué decía la Ley de Amparo de 1936 sobre la suspensión del acto reclamado?",
+    "¿Qué decía el artículo 27 de la Constitución de 1857?",
+    "¿Qué dice la Ley 99 de 1994 sobre las licencias ambientales?",
+    "¿Qué decía la Ley de Enjuiciamiento Civil de 1881 sobre el juicio ejecutivo?",
+    "¿Qué pena prevé el Código Penal de 1995 para el homicidio?",
+    "¿Qué dice el artículo 1o. de la Constitución de 1917?",
 ]
 
 

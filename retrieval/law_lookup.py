@@ -580,6 +580,42 @@ def _named_by_its_words(ref: LegalReference, catalog: LawCatalog) -> tuple[Legal
     return ref, []
 
 
+# a law named with its year ("la Ley de Amparo de 1936", "la Constitución de 1857", "la Ley 99 de 1994"): the year
+# a law is given, which a later law of the same name does not share
+_NAMED_YEAR = re.compile(r"\s+de\s+(?P<year>1[5-9]\d\d|20\d\d)\b(?!\s*[/-])")
+_LAW_YEAR = re.compile(r"\s+de\s+(?P<year>1[5-9]\d\d|20\d\d)$")
+
+
+def _years(doc: DocumentInfo) -> set[int]:
+    """The years a law may be named by: its number's ("10/1995", "99 de 1993"), its title's ("Ley 1/2000, de 7 de
+    enero"), and its publication's and the year before it (a law of 30 December appears in January)."""
+    found = {int(y) for y in re.findall(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)", f"{doc.number or ''} {doc.title}")}
+    if doc.publication_date is not None:
+        found |= {doc.publication_date.year, doc.publication_date.year - 1}
+    return found
+
+
+def of_its_year(query: str, ref: LegalReference, docs: list[DocumentInfo]
+                ) -> tuple[LegalReference, list[DocumentInfo]]:
+    """A law named with a year ("la Ley de Amparo de 1936") is the documents of that name given that year (`_years`):
+    none when no document is of it, so the law is absent (and named with its year). A year
+    introduced otherwise ("la Ley de Amparo en 2020") is the date asked about, not the name."""
+    if not docs or not (ref.law or ref.constitutional):
+        return ref, docs
+    if (m := _LAW_YEAR.search(ref.law or "")) is not None:
+        year = int(m.group("year"))
+    elif (m := _NAMED_YEAR.match(query, ref.end)) is not None:
+        year = int(m.group("year"))
+    else:
+        return ref, docs
+    if kept := [d for d in docs if year in _years(d)]:
+        return ref, kept
+    if m.end() > ref.end:  # named absent with its year: "La Ley de Amparo de 1936 no está …"
+        ref = ref.model_copy(update={"law": f"{ref.law or 'Constitución'} de {year}", "end": m.end(),
+                                     "text": query[ref.start:m.end()]})
+    return ref, []
+
+
 _OF_LAW = re.compile(r"\s+(?:de|del)\s+(?:(?:la|el|los|las)\s+)?")
 
 
@@ -625,6 +661,7 @@ def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, li
             ref, docs = _named_by_its_words(ref, catalog)
         if not docs and ref.articles and not (ref.law or ref.constitutional):
             docs = [d for law in laws for d in catalog.resolve(law)] or catalog.mentioned(query)
+        ref, docs = of_its_year(query, ref, docs)
         out.append((ref, list({d.doc_id: d for d in docs}.values())))
     return out
 

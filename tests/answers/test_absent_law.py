@@ -7,7 +7,8 @@ Federal del Trabajo and Durango's Ley del Periódico Oficial (../shared/data/pdf
 their first pages (their names, titles and opening articles are all the point needs; embedding 700 pages would cost
 minutes). Questions naming five laws the index does not hold — a federal code, the capital's and a state's code, a
 foreign code, a federal law whose Reglamento is indexed — and a foreign constitution each answer "not indexed";
-real questions naming indexed laws (mx_legal_qa) are answered from those laws as before.
+real questions naming indexed laws (mx_legal_qa) are answered from those laws as before. A law named with a year
+(or a lower-case name, a topic after the name) is read as lawyers write it.
 """
 
 from __future__ import annotations
@@ -61,6 +62,13 @@ ABSENT = [
      "El Código Fiscal de la Federación no está entre los documentos indexados", None),
     ("¿cuántos días de vacaciones concede la ley federal del trabajo a un trabajador?",
      "La Ley Federal del Trabajo no está entre los documentos indexados", None),
+    # … and a law named with a year no indexed law of that name was given: the Ley de Amparo indexed is of 2013
+    # (DOF 02-04-2013), the Constitution of 1917
+    ("¿Qué decía la Ley de Amparo de 1936 sobre la suspensión del acto reclamado?",
+     "La Ley de Amparo de 1936 no está entre los documentos indexados", "Ley de Amparo (México)"),
+    ("¿Qué decía el artículo 27 de la Constitución de 1857?",
+     "La Constitución de 1857 no está entre los documentos indexados",
+     "Constitución Política de los Estados Unidos Mexicanos (México)"),
 ]
 
 
@@ -226,6 +234,20 @@ def test_a_law_named_in_lower_case_is_that_law_and_the_law_in_general_is_none(in
                      "¿qué dice la ley penal sobre la tentativa?", "¿qué dispone la ley sobre la retroactividad?"):
         answer = ask(index, question, k=6, settings=settings)
         assert not any(r.reference.law for r in answer.references), question
+        assert "no está entre los documentos indexados" not in answer.text, question
+
+
+def test_a_law_named_with_the_year_it_was_given_is_that_law(index, settings):
+    """ "la Constitución de 1917" is the indexed Constitution (published 5 February 1917), "la Ley de Amparo de 2013"
+    the indexed Ley de Amparo; a year said otherwise ("en 2020") is a date asked about, not the law's name."""
+    answer = ask(index, "¿Qué dice el artículo 1o. de la Constitución de 1917?", k=6, settings=settings)
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert answer.found and cited and cited[0].article == "1", answer.text
+    for question in ("¿Qué dice la Ley de Amparo de 2013 sobre la demanda de amparo?",
+                     "¿Qué decía la Ley de Amparo en 2020 sobre la demanda de amparo?"):
+        answer = ask(index, question, k=6, settings=settings)
+        [named] = [r for r in answer.references if r.reference.law]
+        assert named.resolved and named.titles[0].startswith("Ley de Amparo"), question
         assert "no está entre los documentos indexados" not in answer.text, question
 
 
