@@ -599,7 +599,7 @@ def of_its_year(query: str, ref: LegalReference, docs: list[DocumentInfo]
                 ) -> tuple[LegalReference, list[DocumentInfo]]:
     """A law named with a year ("la Ley de Amparo de 1936") is the documents of that name given that year (`_years`):
     none when no document is of it, so the law is absent (and named with its year). A year
-    introduced otherwise ("la Ley de Amparo en 2020") is the date asked about, not the name."""
+    introduced otherwise ("la Ley de Amparo en 2020") is not part of the name."""
     if not docs or not (ref.law or ref.constitutional):
         return ref, docs
     if (m := _LAW_YEAR.search(ref.law or "")) is not None:

@@ -239,7 +239,7 @@ def test_a_law_named_in_lower_case_is_that_law_and_the_law_in_general_is_none(in
 
 def test_a_law_named_with_the_year_it_was_given_is_that_law(index, settings):
     """ "la Constitución de 1917" is the indexed Constitution (published 5 February 1917), "la Ley de Amparo de 2013"
-    the indexed Ley de Amparo; a year said otherwise ("en 2020") is a date asked about, not the law's name."""
+    the indexed Ley de Amparo; a year said otherwise ("en 2020") is not part of the law's name."""
     answer = ask(index, "¿Qué dice el artículo 1o. de la Constitución de 1917?", k=6, settings=settings)
     cited = [c for seg in answer.content for c in seg.citations if c.verified]
     assert answer.found and cited and cited[0].article == "1", answer.text
