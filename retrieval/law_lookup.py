@@ -608,7 +608,7 @@ def of_its_year(query: str, ref: LegalReference, docs: list[DocumentInfo]
         year = int(m.group("year"))
     else:
         return ref, docs
-    if kept := [d for d in docs if year in _years(d)]:
+    if kept := [d for d in docs if year in _years(d) or not _years(d)]:  # a document of no known year is kept
         return ref, kept
     if m.end() > ref.end:  # named absent with its year: "La Ley de Amparo de 1936 no está …"
         ref = ref.model_copy(update={"law": f"{ref.law or 'Constitución'} de {year}", "end": m.end(),
