@@ -1,4 +1,4 @@
-"""How a law named in a question is read (issue 25, item 1): 26 questions naming a law the way lawyers type it —
+"""How a law named in a question is read (issue 25, item 1): 27 questions naming a law the way lawyers type it —
 with a topic after the name, a name one word away from an indexed law's, a jurisdiction, a year, in lower case,
 or no law at all ("la ley penal") — and, for each, whether the answer says the law is absent, or which document
 and article it cites first. Over the all-PDFs index (every file of ../shared/data/pdfs and ../shared/data/laws).
@@ -29,6 +29,7 @@ QS = [
     "¿cuántos días de vacaciones concede la ley federal del trabajo a un trabajador?",
     "¿qué obligaciones impone la ley general de salud a los hospitales?",
     "¿qué multas prevé el código fiscal de la federación?",
+    "¿la ley general de salud obliga a los hospitales privados a atender urgencias?",
     "¿qué dice el código civil sobre el contrato de arrendamiento?",
     "¿qué dice la ley penal sobre la tentativa?",
     "¿qué dice la ley de la materia sobre el plazo para presentar la demanda?",

@@ -531,11 +531,16 @@ def _before_topic(ref: LegalReference, catalog: LawCatalog) -> tuple[LegalRefere
 
 # A law's name typed in lower case, which the parser (wanting capitals) does not read: "¿qué dice la ley general de
 # salud sobre …?", "… según el código fiscal de la federación?". Without capitals a name's end is read where the
-# question marks one: punctuation, the topic (`_TOPIC`), or a clause that cannot be a name's ("para el robo", "a los
-# trabajadores", "en el juicio", "cuando", "si"); "para el Distrito Federal" / "para el Estado de …" stays a name's.
+# question marks one: punctuation, the topic (`_TOPIC`), a clause that cannot be a name's ("para el robo", "a los
+# trabajadores", "en el juicio", "cuando", "si"), or a verb saying what the law does ("obliga", "prevé"); "para el
+# Distrito Federal" / "para el Estado de …" stays a name's.
 _CLAUSE = (r"\s*[?,;:.!)]|\s*$|\s+(?:sobre|acerca|respecto|en\s+materia|en\s+cuanto|cuando|si|que|seg[uú]n|con|"
            r"por|para\s+(?!(?:el\s+)?distrito\s+federal|(?:el\s+)?estado\s+de)(?:el|la|los|las|un|una|que|quien|mi|su)|"
-           r"a\s+(?:los|las|un|una|quien|mi|su)|en\s+(?:el|la|los|las|un|una|caso|mi|su))\b")
+           r"a\s+(?:los|las|un|una|quien|mi|su)|en\s+(?:el|la|los|las|un|una|caso|mi|su)|"
+           # or what the question says the law does: "¿la ley general de salud obliga a …?"
+           r"dice|dec[ií]a|dispon[ei]|dispon[ií]a|establec[ei]|establec[ií]a|prev[eé]|prev[eé][ií]a|regula|obliga|"
+           r"permite|proh[ií]be|sanciona|castiga|se[nñ]ala|contempla|exige|define|considera|otorga|concede|faculta|"
+           r"impone|garantiza|protege|reconoce|ordena|indica|trata|habla|menciona|rige|aplica)\b")
 _LOWER_NAME = re.compile(rf"(?<![\w-])(?P<head>ley|c[oó]digo|constituci[oó]n|reglamento|estatuto)"
                          rf"(?P<tail>(?:\s+[a-záéíóúüñ]+){{1,12}}?)(?={_CLAUSE})")
 # a law is named by what it is of, right after its type or one adjective ("la ley federal del trabajo"): "la ley

@@ -62,6 +62,8 @@ ABSENT = [
      "El Código Fiscal de la Federación no está entre los documentos indexados", None),
     ("¿cuántos días de vacaciones concede la ley federal del trabajo a un trabajador?",
      "La Ley Federal del Trabajo no está entre los documentos indexados", None),
+    ("¿la ley general de salud obliga a los hospitales privados a atender urgencias?",
+     "La Ley General de Salud no está entre los documentos indexados", None),
     # … and a law named with a year no indexed law of that name was given: the Ley de Amparo indexed is of 2013
     # (DOF 02-04-2013), the Constitution of 1917
     ("¿Qué decía la Ley de Amparo de 1936 sobre la suspensión del acto reclamado?",
