@@ -27,7 +27,7 @@ from rapidfuzz.distance import Levenshtein
 from ingest.models import AmendmentNote, Chunk, DocumentInfo, HeadingKind
 from ingest.references import article_key
 from retrieval import labels
-from retrieval.law_lookup import understood
+from retrieval.question_laws import understood
 from retrieval.versions import versions_of
 
 if TYPE_CHECKING:

@@ -15,8 +15,9 @@ from retrieval import labels
 from retrieval.cross_encoder import load_cross_encoder
 from retrieval import rerank as second_stage
 from retrieval.index import DEFAULT_PREFETCH, Index, Search
-from retrieval.law_lookup import CONTEXT_DOCS, LawCatalog, names_a_law, report, understood
+from retrieval.law_lookup import CONTEXT_DOCS, LawCatalog, names_a_law, report
 from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode, SearchResult
+from retrieval.question_laws import understood
 from retrieval.text_analysis import analyze, content_terms, identifiers
 
 MAX_PROVISION_CHUNKS = 12  # chunks of named articles a result may lead with
@@ -42,7 +43,9 @@ def first_stage(query: str, k: int = 10, mode: SearchMode = SearchMode.hybrid, f
     if k < 1:
         raise ValueError("k must be at least 1")
     pool = max(k, second_stage.CANDIDATES) if rerank else k
-    scope = catalog.country_scope(query) if catalog is not None else None
+    scope = None
+    if catalog is not None:
+        scope = catalog.country_scope(query, any(names_a_law(ref) for ref, _ in understood(query, catalog)))
     country, aside = scope if scope is not None else (None, ())
     return Search(query, pool, mode, filters, fusion, prefetch or DEFAULT_PREFETCH, aside, country)
 

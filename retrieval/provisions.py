@@ -25,7 +25,8 @@ from ingest.models import AmendmentNote, Chunk, DocumentInfo
 from retrieval import labels
 from retrieval.article_history import (LawVersion, NotInIndex, article_start, checked_key, find_law, first_run,
                                        law_version, version_on)
-from retrieval.law_lookup import names_a_law, understood
+from retrieval.law_lookup import names_a_law
+from retrieval.question_laws import understood
 
 if TYPE_CHECKING:
     from retrieval.index import Index

@@ -55,9 +55,10 @@ from retrieval.attribution.models import (AttributionResult, AttributionSummary,
 from retrieval.attribution.llm_pass import LLMJudge
 from retrieval.attribution.quotes import QuoteMatch, QuoteSpan, find_quotes, match_quote
 from retrieval.index import Search
-from retrieval.law_lookup import names_a_law, with_qualifier
+from retrieval.law_lookup import names_a_law
 from retrieval.legal_search import complete, first_stage, legal_search
 from retrieval.models import SearchFilters, SearchHit, SearchMode
+from retrieval.question_laws import with_qualifier
 from retrieval.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -57,7 +57,7 @@ def test_a_law_the_index_does_not_hold_resolves_to_nothing():
 
 
 def test_a_law_named_in_lower_case_is_still_the_law_the_question_means():
-    from retrieval.law_lookup import understood
+    from retrieval.question_laws import understood
 
     found = understood("¿qué dice el artículo 17 de la ley de amparo?", CATALOG)
     assert [(ref.articles, [d.doc_id for d in docs]) for ref, docs in found] == [(["17"], ["amparo"])]
@@ -74,7 +74,7 @@ JURIS = LawCatalog([CPEUM, AMPARO, CP_ES, DURANGO])
 
 
 def _resolved(question: str) -> list[list[str]]:
-    from retrieval.law_lookup import understood
+    from retrieval.question_laws import understood
 
     return [[d.doc_id for d in docs] for ref, docs in understood(question, JURIS) if ref.law or ref.constitutional]
 
@@ -112,7 +112,7 @@ def test_a_states_name_is_one_state_however_long_its_official_name():
 
 
 def test_a_bill_names_no_law():
-    from retrieval.law_lookup import understood
+    from retrieval.question_laws import understood
 
     question = "¿Cuándo debe enviar el Ejecutivo la iniciativa de Ley de Ingresos a la Cámara?"
     assert [r.law for r, _ in understood(question, JURIS)] == []
@@ -121,7 +121,8 @@ def test_a_bill_names_no_law():
 
 
 def test_an_absent_law_is_reported_with_its_reason_and_the_closest_indexed_laws():
-    from retrieval.law_lookup import report, understood
+    from retrieval.law_lookup import report
+    from retrieval.question_laws import understood
 
     [(ref, docs)] = [rd for rd in understood("¿Cuál es la pena según el Código Penal Federal?", JURIS)]
     rep = report(ref, docs, 0, JURIS)

@@ -1,0 +1,209 @@
+"""How a question names the laws it asks about: its references (`ingest.references.parse_references`) read as a
+lawyer writes a law's name, then resolved against the index's documents (`law_lookup.LawCatalog`).
+
+A jurisdiction adjective after the name is part of it ("el Código Penal español"); a bill is no law the question
+names ("la iniciativa de Ley de Ingresos"); a topic after the name is not part of it ("la Ley de Amparo sobre la
+Suprema Corte"); a name typed in lower case is read where the question marks its end ("¿qué dice la ley general de
+salud sobre …?"), and the articles right before it are its articles; a year after the name is the year the law was
+given ("la Ley de Amparo de 1936" is not the Ley de Amparo of 2013).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ingest.headings import fold
+from ingest.models import DocumentInfo, LegalReference
+from ingest.references import law_type_of, parse_references
+from retrieval.law_lookup import LINKING, LawCatalog, as_written, qualifiers
+
+
+# a qualifier written after the name the parser read: "el Código Penal español", "la Constitución colombiana"
+_TRAILING = re.compile(r"\s+(federal|español|española|mexicano|mexicana|colombiano|colombiana|chileno|chilena|"
+                       r"argentino|argentina|peruano|peruana|francés|francesa|alemán|alemana|italiano|italiana|"
+                       r"brasileño|brasileña)\b", re.I)
+
+
+def with_qualifier(ref: LegalReference, query: str) -> LegalReference:
+    """The reference with the jurisdiction adjective that follows its law's name in `query` made part of it."""
+    m = _TRAILING.match(query, ref.end) if ref.law and ref.end else None
+    if m is None:
+        return ref
+    return ref.model_copy(update={"law": f"{ref.law} {m.group(1)}", "text": query[ref.start:m.end()], "end": m.end()})
+
+
+# what makes a law's name a bill's: "la iniciativa de Ley de Ingresos", "el proyecto de Decreto", "la minuta de …"
+_BILL = re.compile(r"\b(?:iniciativas?|proyectos?|anteproyectos?|minutas?|dict[aá]men(?:es)?)\s+(?:de|del|con)\s+"
+                   r"(?:la\s+|el\s+)?$", re.I)
+
+
+# what a question asks *of* a law it names: "la Ley de Amparo sobre la Suprema Corte", "… en materia de Registro"
+_TOPIC = re.compile(r"\s+(?:sobre|acerca\s+de|respecto\s+(?:de|a)|en\s+(?:materia|cuanto)\s+(?:de|a))\s", re.I)
+
+
+def _before_topic(ref: LegalReference, catalog: LawCatalog) -> tuple[LegalReference, list[DocumentInfo]]:
+    """A law name read on into what is asked of it ("la Ley de Sociedades de Capital sobre la Junta General": the
+    parser reads capitalised words on, as "Ley del Impuesto sobre la Renta" needs), cut where the topic begins: at
+    the last such cut whose name is an indexed document's whole name, else at the first that ends with a
+    jurisdiction (a name ends with its place: "la Constitución del Estado de Durango sobre el Poder Judicial").
+    `ref` unchanged, with no documents, when neither holds."""
+    law, text = ref.law or "", ref.text
+    law_cuts = [m.start() for m in _TOPIC.finditer(law)]
+    text_cuts = [m.start() for m in _TOPIC.finditer(text)][-len(law_cuts):] if law_cuts else []
+    if len(text_cuts) != len(law_cuts):
+        return ref, []
+    cuts = [ref.model_copy(update={"law": law[:lc], "text": text[:tc], "end": ref.start + tc})
+            for lc, tc in zip(law_cuts, text_cuts)]
+    for cut in reversed(cuts):
+        if docs := catalog.resolve(cut, whole=True):
+            return cut, docs
+    placed = next((cut for cut in cuts if qualifiers(fold(cut.law or ""))[1]), None)
+    return (placed, []) if placed is not None else (ref, [])
+
+
+# A law's name typed in lower case, which the parser (wanting capitals) does not read: "¿qué dice la ley general de
+# salud sobre …?", "… según el código fiscal de la federación?". Without capitals a name's end is read where the
+# question marks one: punctuation, the topic (`_TOPIC`), a clause that cannot be a name's ("para el robo", "a los
+# trabajadores", "en el juicio", "cuando", "si"), or a verb saying what the law does ("obliga", "prevé"); "para el
+# Distrito Federal" / "para el Estado de …" stays a name's.
+_CLAUSE = (r"\s*[?,;:.!)]|\s*$|\s+(?:sobre|acerca|respecto|en\s+materia|en\s+cuanto|cuando|si|que|seg[uú]n|con|"
+           r"por|para\s+(?!(?:el\s+)?distrito\s+federal|(?:el\s+)?estado\s+de)(?:el|la|los|las|un|una|que|quien|mi|su)|"
+           r"a\s+(?:los|las|un|una|quien|mi|su)|en\s+(?:el|la|los|las|un|una|caso|mi|su)|"
+           # or what the question says the law does: "¿la ley general de salud obliga a …?"
+           r"dice|dec[ií]a|dispon[ei]|dispon[ií]a|establec[ei]|establec[ií]a|prev[eé]|prev[eé][ií]a|regula|obliga|"
+           r"permite|proh[ií]be|sanciona|castiga|se[nñ]ala|contempla|exige|define|considera|otorga|concede|faculta|"
+           r"impone|garantiza|protege|reconoce|ordena|indica|trata|habla|menciona|rige|aplica)\b")
+_LOWER_NAME = re.compile(rf"(?<![\w-])(?P<head>ley|c[oó]digo|constituci[oó]n|reglamento|estatuto)"
+                         rf"(?P<tail>(?:\s+[a-záéíóúüñ]+){{1,12}}?)(?={_CLAUSE})")
+# a law is named by what it is of, right after its type or one adjective ("la ley federal del trabajo"): "la ley
+# penal" and "una ley aplicarse retroactivamente en perjuicio de …" name none, and "la ley sobre …" asks what the law
+# says; a constitution by its polity ("de Chile", "política de …")
+_OF = frozenset({"de", "del", "para"})
+_GENERIC = frozenset({"materia", "caso"})  # "la ley de la materia", "la ley del caso"
+
+
+def lower_case_names(query: str) -> list[LegalReference]:
+    """The laws `query` names in lower case (`_LOWER_NAME`), each as a reference written as a lawyer writes it
+    ("Ley General de Salud"): a code by whatever follows "código", a law, reglamento or estatuto by a "de/del/para"
+    phrase (`_OF`) that is not "de la materia", a constitution by its polity."""
+    out = []
+    for m in _LOWER_NAME.finditer(query):
+        words = m.group("tail").split()
+        head = fold(m.group("head"))
+        if head == "constitucion" and words[0] not in {"de", "del", "politica", "política"}:
+            continue
+        if head != "codigo":
+            of = [i for i, w in enumerate(words) if w in _OF]
+            if not of or of[0] > 1 or not any(w not in LINKING for w in words[of[0] + 1:]) or _GENERIC & set(words):
+                continue
+        written = as_written(m.group(0))
+        out.append(LegalReference(text=m.group(0), start=m.start(), end=m.end(), law=written,
+                                  law_type=law_type_of(written),
+                                  constitutional=head == "constitucion"
+                                  and not qualifiers(fold(written))[1] - {"mx", "federal"}))
+    return out
+
+
+def _typed_lower(ref: LegalReference) -> bool:
+    """Was the reference's law typed in lower case (read by `lower_case_names` or `LawCatalog.qualified_mentions`)?"""
+    return bool(ref.law) and ref.law.lower() in ref.text
+
+
+def _named_by_its_words(ref: LegalReference, catalog: LawCatalog) -> tuple[LegalReference, list[DocumentInfo]]:
+    """A lower-case name that no document is, read on into the words after it ("la ley de amparo prevé"): the
+    longest run of its first words that is an indexed document's whole name, else the reference as read."""
+    words = (ref.law or "").split()
+    if qualifiers(fold(ref.law or ""))[1]:  # "código penal federal": its jurisdiction is not cut away
+        return ref, []
+    for n in range(len(words) - 1, 1, -1):
+        cut = ref.model_copy(update={"law": " ".join(words[:n])})
+        if docs := catalog.resolve(cut, whole=True):
+            return cut, docs
+    return ref, []
+
+
+# a law named with its year ("la Ley de Amparo de 1936", "la Constitución de 1857", "la Ley 99 de 1994"): the year
+# a law is given, which a later law of the same name does not share
+_YEAR = r"1[5-9]\d\d|20\d\d"
+_NAMED_YEAR = re.compile(rf"\s+de\s+(?P<year>{_YEAR})\b(?!\s*[/-])")
+_LAW_YEAR = re.compile(rf"\s+de\s+(?P<year>{_YEAR})$")
+
+
+def _years(doc: DocumentInfo) -> set[int]:
+    """The years a law may be named by: its number's ("10/1995", "99 de 1993"), its title's ("Ley 1/2000, de 7 de
+    enero"), and its publication's and the year before it (a law of 30 December appears in January)."""
+    found = {int(y) for y in re.findall(rf"(?<!\d)(?:{_YEAR})(?!\d)", f"{doc.number or ''} {doc.title}")}
+    if doc.publication_date is not None:
+        found |= {doc.publication_date.year, doc.publication_date.year - 1}
+    return found
+
+
+def of_its_year(query: str, ref: LegalReference, docs: list[DocumentInfo]
+                ) -> tuple[LegalReference, list[DocumentInfo]]:
+    """A law named with a year ("la Ley de Amparo de 1936") is the documents of that name given that year (`_years`):
+    none when no document is of it, so the law is absent (and named with its year). A year
+    introduced otherwise ("la Ley de Amparo en 2020") is not part of the name."""
+    if not docs or not (ref.law or ref.constitutional):
+        return ref, docs
+    if (m := _LAW_YEAR.search(ref.law or "")) is not None:
+        year = int(m.group("year"))
+    elif (m := _NAMED_YEAR.match(query, ref.end)) is not None:
+        year = int(m.group("year"))
+    else:
+        return ref, docs
+    if kept := [d for d in docs if not (held := _years(d)) or year in held]:  # a document of no known year is kept
+        return ref, kept
+    if m.end() > ref.end:  # named absent with its year: "La Ley de Amparo de 1936 no está …"
+        ref = ref.model_copy(update={"law": f"{ref.law or 'Constitución'} de {year}", "end": m.end(),
+                                     "text": query[ref.start:m.end()]})
+    return ref, []
+
+
+_OF_LAW = re.compile(r"\s+(?:de|del)\s+(?:(?:la|el|los|las)\s+)?")
+
+
+def _of_its_law(query: str, refs: list[LegalReference]) -> list[LegalReference]:
+    """ "el artículo 17 de la ley de amparo": the articles the parser read and the name typed in lower case right
+    after them (`lower_case_names`, `LawCatalog.qualified_mentions`) are one reference, to those articles of that
+    law."""
+    out: list[LegalReference] = []
+    for ref in refs:
+        last = out[-1] if out else None
+        if (last is not None and last.articles and not (last.law or last.constitutional) and _typed_lower(ref)
+                and not ref.articles and _OF_LAW.fullmatch(query, last.end, ref.start)):
+            out[-1] = last.model_copy(update={"law": ref.law, "law_type": ref.law_type, "end": ref.end,
+                                              "constitutional": ref.constitutional,
+                                              "text": query[last.start:ref.end]})
+        else:
+            out.append(ref)
+    return out
+
+
+def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, list[DocumentInfo]]]:
+    """The query's references, each with the documents its law resolved to (empty when none was named/found). A
+    bill ("la iniciativa de Ley de Ingresos") is no law in force: what is asked of it, the law that governs the bill
+    answers, so it is not a reference."""
+    refs = [with_qualifier(r, query) for r in parse_references(query) if r.articles or r.law or r.constitutional]
+    for more in (catalog.qualified_mentions(query), lower_case_names(query)):
+        refs = sorted(refs + [m for m in more if not any(r.start < m.end and m.start < r.end for r in refs)],
+                      key=lambda r: r.start)
+    refs = _of_its_law(query, refs)
+    refs = [r for r in refs if r.articles or not _BILL.search(query, 0, r.start)]
+    spans = catalog.name_spans(query)
+    # a name's own words ("… de la Ley Federal del Trabajo" inside a Reglamento's name), not the whole name itself
+    refs = [r for r in refs if not any(lo <= r.start and r.end <= hi and (lo, hi) != (r.start, r.end)
+                                       for lo, hi in spans)]
+    # "el artículo 27 … de la Constitución" parsed as two references: the law applies to the bare articles too.
+    laws = [r for r in refs if r.law or r.constitutional]
+    out = []
+    for ref in refs:
+        docs = catalog.resolve(ref)
+        if not docs and ref.law:
+            ref, docs = _before_topic(ref, catalog)
+        if not docs and _typed_lower(ref):
+            ref, docs = _named_by_its_words(ref, catalog)
+        if not docs and ref.articles and not (ref.law or ref.constitutional):
+            docs = [d for law in laws for d in catalog.resolve(law)] or catalog.mentioned(query)
+        ref, docs = of_its_year(query, ref, docs)
+        out.append((ref, list({d.doc_id: d for d in docs}.values())))
+    return out
