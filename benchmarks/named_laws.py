@@ -1,7 +1,8 @@
-"""How a law named in a question is read (issue 25, item 1): 27 questions naming a law the way lawyers type it —
+"""How a law named in a question is read (issue 25, item 1): 37 questions naming a law the way lawyers type it —
 with a topic after the name, a name one word away from an indexed law's, a jurisdiction, a year, in lower case,
-or no law at all ("la ley penal") — and, for each, whether the answer says the law is absent, or which document
-and article it cites first. Over the all-PDFs index (every file of ../shared/data/pdfs and ../shared/data/laws).
+in English ("the Clean Air Act"), or no law at all ("la ley penal") — and, for each, whether the answer says the
+law is absent, or which document and article it cites first. Over the all-PDFs index (every file of
+../shared/data/pdfs and ../shared/data/laws).
 
     .venv/bin/python benchmarks/named_laws.py --home H [--json]
 """
@@ -44,6 +45,16 @@ QS = [
     "¿Qué decía la Ley de Enjuiciamiento Civil de 1881 sobre el juicio ejecutivo?",
     "¿Qué pena prevé el Código Penal de 1995 para el homicidio?",
     "¿Qué dice el artículo 1o. de la Constitución de 1917?",
+    "What does the California Consumer Privacy Act say about the right to delete personal information?",
+    "Under the UK Data Protection Act 2018, who is the data protection regulator?",
+    "What does Section 5 of the FTC Act prohibit?",
+    "Does the Americans with Disabilities Act apply to small businesses?",
+    "What does the Clean Air Act require from power plants?",
+    "Under the Civil Rights Act of 1964, can an employer refuse to hire someone because of their religion?",
+    "Under the General Data Protection Regulation, when must a breach be notified to the supervisory authority?",
+    "What does Article 17 of the GDPR say about the right to erasure?",
+    "What does the Act say about penalties?",
+    "Under the Federal Aviation Administration's proposed airworthiness directive, which software must be installed?",
 ]
 
 

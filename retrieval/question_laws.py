@@ -5,7 +5,8 @@ A jurisdiction adjective after the name is part of it ("el Código Penal españo
 names ("la iniciativa de Ley de Ingresos"); a topic after the name is not part of it ("la Ley de Amparo sobre la
 Suprema Corte"); a name typed in lower case is read where the question marks its end ("¿qué dice la ley general de
 salud sobre …?"), and the articles right before it are its articles; a year after the name is the year the law was
-given ("la Ley de Amparo de 1936" is not the Ley de Amparo of 2013).
+given ("la Ley de Amparo de 1936" is not the Ley de Amparo of 2013); a law named in English is an Act ("the
+Clean Air Act", "the UK Data Protection Act 2018").
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 
 from ingest.headings import fold
-from ingest.models import DocumentInfo, LegalReference
+from ingest.models import DocType, DocumentInfo, LegalReference
 from ingest.references import law_type_of, parse_references
 from retrieval.law_lookup import LINKING, LawCatalog, as_written, qualifiers
 
@@ -122,6 +123,36 @@ def _named_by_its_words(ref: LegalReference, catalog: LawCatalog) -> tuple[Legal
     return ref, []
 
 
+# A law named in English, its kind last: "the California Consumer Privacy Act", "the UK Data Protection Act 2018",
+# "Section 5 of the FTC Act", "the Civil Rights Act of 1964": capitalised words or acronyms ("U.S.") joined by
+# "of/and/for/on/the/to/with", ending in "Act", with the year a short title carries. Only "Act": a regulator's
+# rulebook is named "the COBS Rules", "the ADGM Data Protection Regulations" (ObliQA's questions), which its own
+# text may not print as a title.
+_EN_WORD = r"(?:U\.S\.|U\.K\.|[A-Z][A-Za-z'’-]*)"
+_ACT = re.compile(rf"(?<![\w.])(?P<name>{_EN_WORD}(?:\s+(?:(?:of|and|for|on|the|to|with)\s+)*{_EN_WORD})*?\s+Act)"
+                  r"(?P<year>,?\s+(?:of\s+)?(?:1[6-9]|20)\d\d)?(?![\w-])")
+# the capitalised words that open an English question or introduce the name, not part of it
+_EN_OPENING = frozenset("""under what which who whom whose how when where why does do did is are was were can could
+should must may might will would according in on per the if for section sections article articles title part chapter
+as by and or of to a an has have this that my our we i it its""".split())
+
+
+def act_names(query: str) -> list[LegalReference]:
+    """The laws `query` names in English (`_ACT`), each as a reference to the name as written, its year included
+    ("Data Protection Act 2018"; "the Act" alone names none)."""
+    out = []
+    for m in _ACT.finditer(query):
+        words = list(re.finditer(r"\S+", m.group("name")))
+        while words and words[0].group().lower().strip("'’") in _EN_OPENING:
+            words.pop(0)
+        if len(words) < 2:
+            continue
+        start = m.start("name") + words[0].start()
+        law = " ".join(w.group() for w in words) + (m.group("year") or "").replace(",", "")
+        out.append(LegalReference(text=query[start:m.end()], start=start, end=m.end(), law=law, law_type=DocType.ley))
+    return out
+
+
 # a law named with its year ("la Ley de Amparo de 1936", "la Constitución de 1857", "la Ley 99 de 1994"): the year
 # a law is given, which a later law of the same name does not share
 _YEAR = r"1[5-9]\d\d|20\d\d"
@@ -184,7 +215,7 @@ def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, li
     bill ("la iniciativa de Ley de Ingresos") is no law in force: what is asked of it, the law that governs the bill
     answers, so it is not a reference."""
     refs = [with_qualifier(r, query) for r in parse_references(query) if r.articles or r.law or r.constitutional]
-    for more in (catalog.qualified_mentions(query), lower_case_names(query)):
+    for more in (catalog.qualified_mentions(query), lower_case_names(query), act_names(query)):
         refs = sorted(refs + [m for m in more if not any(r.start < m.end and m.start < r.end for r in refs)],
                       key=lambda r: r.start)
     refs = _of_its_law(query, refs)

@@ -8,7 +8,7 @@ their first pages (their names, titles and opening articles are all the point ne
 minutes). Questions naming five laws the index does not hold — a federal code, the capital's and a state's code, a
 foreign code, a federal law whose Reglamento is indexed — and a foreign constitution each answer "not indexed";
 real questions naming indexed laws (mx_legal_qa) are answered from those laws as before. A law named with a year
-(or a lower-case name, a topic after the name) is read as lawyers write it.
+(or a lower-case name, a topic after the name, an Act named in English) is read as lawyers write it.
 """
 
 from __future__ import annotations
@@ -71,6 +71,11 @@ ABSENT = [
     ("¿Qué decía el artículo 27 de la Constitución de 1857?",
      "La Constitución de 1857 no está entre los documentos indexados",
      "Constitución Política de los Estados Unidos Mexicanos (México)"),
+    # … and a foreign law named in English, an Act with its year when its short title has one
+    ("What does the California Consumer Privacy Act say about the right to delete personal information?",
+     "California Consumer Privacy Act no está entre los documentos indexados", None),
+    ("Under the Civil Rights Act of 1964, can an employer refuse to hire someone because of their religion?",
+     "Civil Rights Act of 1964 no está entre los documentos indexados", None),
 ]
 
 
@@ -312,6 +317,22 @@ def test_a_quote_attributed_to_an_absent_law_is_not_found_not_misattributed(inde
     assert right.quotes[0].status is QuoteStatus.exact
     elsewhere = attribute(index, f'El artículo 1 de la Ley de Amparo dispone que "{quote}".')
     assert elsewhere.quotes[0].status is QuoteStatus.misattributed  # an indexed law: checked, and not there
+
+
+def test_an_act_named_in_english_is_read_up_to_its_kind_and_the_act_alone_names_none(index, settings):
+    """ "What does Section 5 of the FTC Act prohibit?" names the FTC Act (not "What", "Section 5", "the"); "the Act"
+    alone names no law; a quote attributed to an Act the index does not hold is not found, not matched elsewhere."""
+    from retrieval.attribution import attribute
+    from retrieval.attribution.models import QuoteStatus
+
+    answer = ask(index, "What does Section 5 of the FTC Act prohibit?", k=6, settings=settings)
+    assert answer.found is False and answer.text.startswith("FTC Act no está entre los documentos indexados")
+    answer = ask(index, "What does the Act say about the rights of persons?", k=6, settings=settings)
+    assert not any(r.absent for r in answer.references)
+    quote = "todas las personas gozarán de los derechos humanos reconocidos en esta Constitución"
+    [check] = attribute(index, f'Section 1 of the Civil Rights Act of 1964 provides that "{quote}".').quotes
+    assert check.status is QuoteStatus.not_found
+    assert "Civil Rights Act of 1964 is not among the indexed documents" in check.reason
 
 
 # -- issue 25 (2): the relevance flag judges whether the cited provisions answer the question ---------------------
