@@ -1,7 +1,7 @@
-"""How a law named in a question is read (issue 25, item 1): 37 questions naming a law the way lawyers type it —
+"""How a law named in a question is read (issue 25, item 1): 41 questions naming a law the way lawyers type it —
 with a topic after the name, a name one word away from an indexed law's, a jurisdiction, a year, in lower case,
-in English ("the Clean Air Act"), or no law at all ("la ley penal") — and, for each, whether the answer says the
-law is absent, or which document and article it cites first. Over the all-PDFs index (every file of
+in English ("the Clean Air Act"), by an EU act's number, or no law at all ("la ley penal") — and, for each, whether
+the answer says the law is absent, or which document and article it cites first. Over the all-PDFs index (every file of
 ../shared/data/pdfs and ../shared/data/laws).
 
     .venv/bin/python benchmarks/named_laws.py --home H [--json]
@@ -55,6 +55,10 @@ QS = [
     "What does Article 17 of the GDPR say about the right to erasure?",
     "What does the Act say about penalties?",
     "Under the Federal Aviation Administration's proposed airworthiness directive, which software must be installed?",
+    "What does Article 17 of Regulation (EU) 2016/679 say?",
+    "¿Qué dice el artículo 33 del Reglamento (UE) 2016/679?",
+    "What does Directive 95/46/EC say about consent?",
+    "Under Regulation (EU) 2017/745 on medical devices, who is a manufacturer?",
 ]
 
 

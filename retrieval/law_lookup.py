@@ -187,6 +187,37 @@ def acronym(name: str) -> str:
     return "".join(w[0] for w in words if w[0].isupper()).upper() if len(words) > 1 else ""
 
 
+# An act of the European Union is known by its kind and number in every language: "Regulation (EU) 2016/679" is the
+# "Reglamento (UE) 2016/679", "Directive 95/46/EC" the "Directiva 95/46/CE"; before 2015 a regulation is numbered
+# "No 1907/2006" (number/year), a directive "95/46" (year/number). A text printed before its number was given
+# ("REGULATION (EU) 2016/…", a Council position at first reading) is numbered by its year only.
+_EU = r"(?:eu|ue|ec|ce|eec|cee)"
+EU_ACT = re.compile(rf"(?P<kind>regulation|reglamento|directive|directiva)\s*"
+                    rf"(?:\({_EU}\)\s*(?:(?:no\.?|n\.?\s*[oº°]\.?)\s*(?P<old>\d{{1,5}})/(?P<old_year>(?:19|20)\d\d)"
+                    rf"|(?P<year>(?:19|20)\d\d)/(?P<num>\d{{1,5}}|…|\.\.\.))"
+                    rf"|(?P<short>\d\d)/(?P<short_num>\d{{1,5}})/{_EU})(?![\w/])", re.I)
+
+
+def eu_number(name: str) -> str | None:
+    """The identity of the EU act `name` is ("Reglamento (UE) 2016/679" → "R 2016/679", "Directive 95/46/EC" → "D
+    1995/46", "REGULATION (EU) 2016/…" → "R 2016/…"), or None when it names none."""
+    m = EU_ACT.search(name)
+    if m is None:
+        return None
+    kind = "R" if m.group("kind").lower().startswith("reg") else "D"
+    if m.group("old"):
+        return f"{kind} {m.group('old_year')}/{m.group('old')}"
+    if m.group("short"):
+        return f"{kind} {'19' if int(m.group('short')) > 50 else '20'}{m.group('short')}/{m.group('short_num')}"
+    return f"{kind} {m.group('year')}/{'…' if m.group('num') in {'…', '...'} else m.group('num')}"
+
+
+def same_eu_act(named: str, held: str) -> bool:
+    """Is the EU act numbered `named` the one a document numbered `held` is (`eu_number`)? The same kind and number,
+    or the same kind and year when the document was printed before its number was given."""
+    return named == held or (held.endswith("/…") and named.rsplit("/", 1)[0] == held[:-2])
+
+
 @dataclass(frozen=True)
 class _Entry:
     document: DocumentInfo
@@ -196,6 +227,7 @@ class _Entry:
     constitution: bool
     cores: tuple[str, ...] = ()  # folded names without their jurisdiction qualifiers
     jurisdiction: frozenset[str] = frozenset()  # country codes, "federal", "sub:<state>"
+    eu: str | None = None  # the EU act its title numbers it as (`eu_number`)
 
     @property
     def display(self) -> str:
@@ -213,7 +245,7 @@ def _entry(doc: DocumentInfo) -> _Entry:
             acronyms.add(acronym(n))
     constitution = doc.doc_type is DocType.constitucion or any(n.startswith("constitucion politica") for n in folded)
     return _Entry(doc, folded, tuple(sorted(acronyms)), doc.doc_type in CONSOLIDATED or constitution, constitution,
-                  cores, frozenset(_jurisdiction(doc, folded)))
+                  cores, frozenset(_jurisdiction(doc, folded)), eu_number(doc.title))
 
 
 class LawCatalog:
@@ -262,9 +294,12 @@ class LawCatalog:
         found: list[tuple[int, _Entry]] = []
         name, wanted = qualifiers(fold(ref.law or ""))
         upper = (ref.law or "").strip().upper()
+        eu = eu_number(ref.law or "")
         for e in self.entries:
             score = 0
-            if whole:
+            if eu is not None:  # an EU act is its number, in whatever language it is named
+                score = 100 if e.eu is not None and same_eu_act(eu, e.eu) else 0
+            elif whole:
                 score = 100 if name and name in (*e.names, *e.cores) else 0
             elif upper and upper in e.acronyms and " " not in upper:
                 score = 100

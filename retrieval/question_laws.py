@@ -6,7 +6,8 @@ names ("la iniciativa de Ley de Ingresos"); a topic after the name is not part o
 Suprema Corte"); a name typed in lower case is read where the question marks its end ("¿qué dice la ley general de
 salud sobre …?"), and the articles right before it are its articles; a year after the name is the year the law was
 given ("la Ley de Amparo de 1936" is not the Ley de Amparo of 2013); a law named in English is an Act ("the
-Clean Air Act", "the UK Data Protection Act 2018").
+Clean Air Act", "the UK Data Protection Act 2018"), an act of the European Union by its number ("Regulation (EU)
+2016/679" is the "Reglamento (UE) 2016/679").
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import re
 from ingest.headings import fold
 from ingest.models import DocType, DocumentInfo, LegalReference
 from ingest.references import law_type_of, parse_references
-from retrieval.law_lookup import LINKING, LawCatalog, as_written, qualifiers
+from retrieval.law_lookup import EU_ACT, LINKING, LawCatalog, as_written, qualifiers
 
 
 # a qualifier written after the name the parser read: "el Código Penal español", "la Constitución colombiana"
@@ -137,9 +138,10 @@ should must may might will would according in on per the if for section sections
 as by and or of to a an has have this that my our we i it its""".split())
 
 
-def act_names(query: str) -> list[LegalReference]:
-    """The laws `query` names in English (`_ACT`), each as a reference to the name as written, its year included
-    ("Data Protection Act 2018"; "the Act" alone names none)."""
+def foreign_names(query: str) -> list[LegalReference]:
+    """The laws `query` names as other legal systems name them: an Act by its short title in English (`_ACT`; its
+    year included, "Data Protection Act 2018"; "the Act" alone names none) and an act of the European Union by its
+    number in English or Spanish ("Regulation (EU) 2016/679", "Directiva 95/46/CE": `law_lookup.EU_ACT`)."""
     out = []
     for m in _ACT.finditer(query):
         words = list(re.finditer(r"\S+", m.group("name")))
@@ -150,7 +152,10 @@ def act_names(query: str) -> list[LegalReference]:
         start = m.start("name") + words[0].start()
         law = " ".join(w.group() for w in words) + (m.group("year") or "").replace(",", "")
         out.append(LegalReference(text=query[start:m.end()], start=start, end=m.end(), law=law, law_type=DocType.ley))
-    return out
+    for m in EU_ACT.finditer(query):  # a directive binds as a law does (the vocabulary has no directive)
+        kind = DocType.reglamento if m.group("kind").lower().startswith("reg") else DocType.ley
+        out.append(LegalReference(text=m.group(0), start=m.start(), end=m.end(), law=m.group(0), law_type=kind))
+    return sorted(out, key=lambda r: r.start)
 
 
 # a law named with its year ("la Ley de Amparo de 1936", "la Constitución de 1857", "la Ley 99 de 1994"): the year
@@ -215,7 +220,7 @@ def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, li
     bill ("la iniciativa de Ley de Ingresos") is no law in force: what is asked of it, the law that governs the bill
     answers, so it is not a reference."""
     refs = [with_qualifier(r, query) for r in parse_references(query) if r.articles or r.law or r.constitutional]
-    for more in (catalog.qualified_mentions(query), lower_case_names(query), act_names(query)):
+    for more in (catalog.qualified_mentions(query), lower_case_names(query), foreign_names(query)):
         refs = sorted(refs + [m for m in more if not any(r.start < m.end and m.start < r.end for r in refs)],
                       key=lambda r: r.start)
     refs = _of_its_law(query, refs)

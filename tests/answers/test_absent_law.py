@@ -335,6 +335,35 @@ def test_an_act_named_in_english_is_read_up_to_its_kind_and_the_act_alone_names_
     assert "Civil Rights Act of 1964 is not among the indexed documents" in check.reason
 
 
+def test_an_eu_act_is_its_number_in_any_language_and_a_text_printed_before_its_number_is_of_its_year(tmp_path):
+    """The GDPR as the Council's position at first reading prints "REGULATION (EU) 2016/…" (its number was given on
+    adoption): "Regulation (EU) 2016/679" and "Reglamento (UE) 2016/679" are that text, and the article they name is
+    answered from it; "Directive 95/46/EC" (which the GDPR's recitals name) and "Regulation (EU) 2017/745" are
+    absent."""
+    from ingest.parse import parse_pdf
+
+    cut = tmp_path / "eu_gdpr_council_position_5419-16.pdf"
+    with pymupdf.open(PDFS / cut.name) as src, pymupdf.open() as out:
+        out.insert_pdf(src, to_page=2)  # the title pages
+        out.insert_pdf(src, from_page=139, to_page=140)  # articles 16 to 17
+        out.save(cut)
+    with Index.open(Settings(home=tmp_path / "home", _env_file=None)) as index:
+        index.add_documents(parse_pdf(cut).documents)
+        settings = Settings(home=index.settings.home, answerer="extractive", judge="offline", _env_file=None)
+        for question in ("What does Article 17 of Regulation (EU) 2016/679 say?",
+                         "¿Qué dice el artículo 17 del Reglamento (UE) 2016/679?"):
+            answer = ask(index, question, k=6, settings=settings)
+            cited = [c for seg in answer.content for c in seg.citations if c.verified]
+            assert answer.found and cited and cited[0].article == "17", (question, answer.text)
+            assert any(r.resolved and r.reference.law for r in answer.references), question
+        for question, named in (("What does Directive 95/46/EC say about consent?", "Directive 95/46/EC"),
+                                ("Under Regulation (EU) 2017/745 on medical devices, who is a manufacturer?",
+                                 "Regulation (EU) 2017/745")):
+            answer = ask(index, question, k=6, settings=settings)
+            assert answer.found is False
+            assert answer.text.startswith(f"{named} no está entre los documentos indexados"), answer.text
+
+
 # -- issue 25 (2): the relevance flag judges whether the cited provisions answer the question ---------------------
 def test_an_answer_from_another_article_than_the_one_named_is_not_relevant(index, settings):
     # article 150 of the Ley de Amparo lies beyond the pages indexed: whatever is cited, it is not article 150
