@@ -38,6 +38,10 @@ How it reads the sources (already re-ranked: retrieval.rerank):
   case's particulars that no retrieved sentence holds (`text_analysis.case_terms`): a law states a case in general
   words, so "cuñado" and "viernes" are in no source, and they would hide the provision that answers. What the
   question asks always counts.
+- A table of contents answers nothing, but a gazette's summary published as a document of its own (the BOE's
+  "Sumario", a DOF edition's "Contenido") states in each entry what the act it lists does, and may be all the index
+  holds of it: its entries are candidates, weighed as text, except an entry for a document among the sources,
+  whose own text answers (`_candidates`, `_without_listed`).
 """
 
 from __future__ import annotations
@@ -51,7 +55,7 @@ import numpy as np
 from rapidfuzz import fuzz
 
 from ingest.headings import fold
-from ingest.models import DocumentInfo, ProvisionRole, Sentence, TableRows
+from ingest.models import DocType, DocumentInfo, ProvisionRole, Sentence, TableRows
 from ingest.references import parse_references
 from retrieval.answers.base import Draft, DraftEvent, claim, replay, sentences_of
 from retrieval.answers.models import TextSegment
@@ -120,6 +124,7 @@ class ExtractiveAnswerer:
     def select(self, question: str, hits: list[SearchHit]) -> list[Candidate]:
         """The sentences that answer, each with the spans it cites, in reading order (empty: nothing relevant)."""
         cands = [c for rank, hit in enumerate(hits) for c in _candidates(hit, rank)]
+        cands = _without_listed(cands, hits)
         if not cands:
             return []
         reach = self._score(question, cands)
@@ -227,7 +232,9 @@ class ExtractiveAnswerer:
             dense_part = DENSE_WEIGHT * max(float(dense[id(cand)]), 0.0) if lex else 0.0
             score = dense_part + (1 - DENSE_WEIGHT) * lex
             score += TITLE_WEIGHT * title  # the provision whose title names the question's topic answers it
-            role = 1.0 if flat_roles else ROLE_WEIGHTS.get(cand.hit.chunk.role, 1.0)
+            # a gazette's summary states what the acts it lists do (`_candidates`): its entries weigh as text
+            summary = cand.hit.document.doc_type is DocType.indice
+            role = 1.0 if flat_roles or summary else ROLE_WEIGHTS.get(cand.hit.chunk.role, 1.0)
             cand.score = score * role / (1 + RANK_DECAY * cand.rank)
             asked_score = dense_part + ((1 - DENSE_WEIGHT) * lex + TITLE_WEIGHT * title) * scale
             reach = max(reach, asked_score * role / (1 + RANK_DECAY * cand.rank))
@@ -420,13 +427,37 @@ def _owner(span: Sentence, hits: list[SearchHit]) -> str | None:
     return next((h.chunk.chunk_id for h in hits if h.chunk.start <= span.start and span.end <= h.chunk.end), None)
 
 
+# how much of a document's title a summary's entry must hold to be that document's entry
+_ENTRY_TITLE = 60
+
+
+def _without_listed(cands: list[Candidate], hits: list[SearchHit]) -> list[Candidate]:
+    """`cands` without a gazette summary's entries for documents among `hits`: that document's own text answers,
+    not the line that lists it (`_candidates`). The entries kept read after the candidate before them that is kept."""
+    titles = {fold(h.document.title)[:_ENTRY_TITLE].rstrip(" …") for h in hits if len(h.document.title) >= 20}
+    kept: dict[int, Candidate] = {}
+    for cand in cands:
+        if cand.hit.document.doc_type is DocType.indice:
+            own = fold(cand.hit.document.title)[:_ENTRY_TITLE].rstrip(" …")
+            if any(t in fold(cand.text) for t in titles - {own}):
+                continue
+        while cand.previous is not None and id(cand.previous) not in kept:
+            cand.previous = cand.previous.previous
+        kept[id(cand)] = cand
+    return list(kept.values())
+
+
 def _candidates(hit: SearchHit, rank: int, min_words: int = MIN_WORDS) -> list[Candidate]:
     """The chunk's sentences long enough to state something. Headings and titles name a topic, they do not answer
-    (a heading line, an article's title left as a sentence, any line of a table of contents); amendment notes record
-    history, they do not answer."""
+    (a heading line, an article's title left as a sentence, a line of a law's table of contents); amendment notes
+    record history, they do not answer. A gazette's summary published as a document of its own (the BOE's
+    "Sumario", a DOF edition's "Contenido") is different: its entry "Real Decreto 354/2024, de 26 de marzo, por el
+    que se nombra Decano de los Juzgados de Valladolid al Magistrado …" states what the act it lists does, and may
+    be all the index holds of that act (an entry for a retrieved document is left to that document's text:
+    `_without_listed`)."""
     chunk = hit.chunk
     out: list[Candidate] = []
-    if chunk.role is ProvisionRole.index:
+    if chunk.role is ProvisionRole.index and hit.document.doc_type is not DocType.indice:
         return out
     after_heading = False
     for position, span in enumerate(sentences_of(chunk)):
