@@ -11,8 +11,10 @@ first stage (evaluation sets without legal structure measure it directly).
 from __future__ import annotations
 
 from ingest.models import BODY_ROLES, HeadingKind, LegalReference
+from ingest.sentences import split_sentences
 from retrieval import labels
 from retrieval.cross_encoder import load_cross_encoder
+from retrieval.definitions import defined_term, defines
 from retrieval import rerank as second_stage
 from retrieval.index import DEFAULT_PREFETCH, Index, Search
 from retrieval.law_lookup import CONTEXT_DOCS, LawCatalog, names_a_law, report
@@ -95,6 +97,7 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     # a search hit the lookup also found is the looked-up one (via "reference")
     merged = list(looked_up.values()) + [h for h in hits if h.chunk.chunk_id not in looked_up]
     merged = _identified(query, refs, catalog, merged)
+    merged = _defining(query, merged)
     opened: dict[tuple[str, str], int] = {}
     # openings cover a law's own body: not a named article (the lookup decides) nor an entry named by its number
     # (the hits holding it), not a question about reforms, transitory rules or dates (answered outside the body),
@@ -126,6 +129,19 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
         hit.versioned = hit.document.law_id in versioned
         hit.label = labels.label(hit.document, hit.chunk, versioned=hit.versioned)
     return SearchResult(query=query, hits=ranked, references=reports, country=first.country)
+
+
+def _defining(query: str, hits: list[SearchHit]) -> list[SearchHit]:
+    """`hits`, those that define the term the question asks the meaning of (`definitions`: "¿Qué se entiende por
+    calumnia?" and "Es calumnia la imputación…"; "What does 'personal data' mean?" and "(1) 'personal data' means…")
+    marked via "definition": the question names what they define, and the reranker weighs them as a named
+    article. Only a hit found by search is marked (a looked-up article keeps its via)."""
+    term = defined_term(query)
+    if term is None:
+        return hits
+    return [h.model_copy(update={"via": "definition"}) if h.via == "search" and any(
+        defines(h.chunk.text[sent.start:sent.end], term) for sent in split_sentences(h.chunk.text)) else h
+        for h in hits]
 
 
 def _identified(query: str, refs: list[tuple[LegalReference, list]], catalog: LawCatalog,

@@ -53,8 +53,9 @@ class SearchHit(BaseModel):
     rank: int = Field(ge=1)
     label: str = ""  # as a lawyer cites it: "Ley de Amparo, art. 17, p. 9"
     via: str = "search"  # "search" (hybrid/dense/bm25 retrieval), "reference" (looked up by a parsed reference),
-    # "identifier" (a search hit holding a number the question names an entry by: "el juicio 5929/20") or "opening"
-    # (an article whose opening answers the question)
+    # "identifier" (a search hit holding a number the question names an entry by: "el juicio 5929/20"), "opening"
+    # (an article whose opening answers the question) or "definition" (a search hit that defines the term the
+    # question asks the meaning of: `retrieval.definitions`)
     features: dict[str, float] = {}  # the reranker's features and score, when it ran
     versioned: bool = False  # the index holds several versions of this hit's law: its label names the version
 

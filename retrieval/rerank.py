@@ -52,7 +52,9 @@ FORM_SHARE = 0.7  # (requisit/requier, suspension/suspend: Snowball keeps a word
 FORM_WEIGHT = 0.5  # a query term met only in another form of its word counts this share of a match
 TITLED = 0.5  # an article title holding half a question's terms, and nothing else, names its topic (`names_topic`)
 CANDIDATES = 30  # first-stage hits the reranker sees
-NAMED_VIA = ("reference", "identifier")  # a hit in what the question names: an article looked up, an entry's number
+# a hit in what the question names: an article looked up, an entry's number, the sentence defining the term it asks
+# the meaning of
+NAMED_VIA = ("reference", "identifier", "definition")
 FUSED_K = 10
 
 # A query about reforms, transitory rules, dates of entry into force or repeal asks for those roles too. "Adicionar"

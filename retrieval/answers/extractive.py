@@ -60,6 +60,7 @@ from ingest.references import parse_references
 from retrieval.answers.base import Draft, DraftEvent, claim, replay, sentences_of
 from retrieval.answers.models import TextSegment
 from retrieval.models import SearchHit
+from retrieval.definitions import defined_term, defines
 from retrieval.rerank import (ROLE_WEIGHTS, article_heading, article_title, asks_about_history, division_names,
                               term_matches)
 from retrieval.text_analysis import case_terms, content_terms, kinds
@@ -128,6 +129,7 @@ class ExtractiveAnswerer:
         if not cands:
             return []
         reach = self._score(question, cands)
+        _definition_first(question, cands)
         opening = self._opening(question, hits)
         ranked = sorted(cands, key=lambda c: (-c.score, c.rank, c.span.start))
         best = ranked[0].score
@@ -429,6 +431,17 @@ def _owner(span: Sentence, hits: list[SearchHit]) -> str | None:
 
 # how much of a document's title a summary's entry must hold to be that document's entry
 _ENTRY_TITLE = 60
+
+
+def _definition_first(question: str, cands: list[Candidate]) -> None:
+    """A question asking what a term means (`definitions.defined_term`) is answered first by the sentence that
+    defines it (`definitions.defines`: "Es calumnia la imputación…", "(1) 'personal data' means…"), not by one that
+    only uses it: the best-scored defining sentence is raised to the best score of all."""
+    term = defined_term(question)
+    defining = [c for c in cands if term is not None and c.score > 0 and defines(c.text, term)]
+    if defining:
+        lead = max(defining, key=lambda c: (c.score, -c.rank))
+        lead.score = max(c.score for c in cands) * (1 + 1e-6)
 
 
 def _without_listed(cands: list[Candidate], hits: list[SearchHit]) -> list[Candidate]:
