@@ -200,8 +200,9 @@ EU_ACT = re.compile(rf"(?P<kind>regulation|reglamento|directive|directiva)\s*"
 
 def eu_number(name: str) -> str | None:
     """The identity of the EU act `name` is ("Reglamento (UE) 2016/679" → "R 2016/679", "Directive 95/46/EC" → "D
-    1995/46", "REGULATION (EU) 2016/…" → "R 2016/…"), or None when it names none."""
-    m = EU_ACT.search(name)
+    1995/46", "REGULATION (EU) 2016/…" → "R 2016/…"), or None when it is none: a name that only cites one further
+    on ("Real Decreto … por el que se aplica el Reglamento (CE) n.º 1907/2006") is not that act."""
+    m = EU_ACT.match(name.strip())
     if m is None:
         return None
     kind = "R" if m.group("kind").lower().startswith("reg") else "D"
