@@ -5,14 +5,21 @@ sociedad de responsabilidad limitada…", "Se entiende por licencia ambiental…
 considera documento…", an item of a definitions list ("I. El quejoso, teniendo tal carácter quien…", "(1) 'personal
 data' means any information…"). A question asks for one as "¿Qué es X?", "¿Qué se entiende por X?", "¿Quién es el
 X…?", "What is a X?", "What does 'X' mean?". The sentence that defines the term the question asks about answers it
-before any other that only uses the term (`defined_term`, `defines`; the offline answerer leads with it).
+before any other that only uses the term (`defined_term`, `defines`; the offline answerer leads with it), and it is
+looked for in the laws in scope, not only among the search's hits (`defining_chunks`): a definitions article
+shares its term with every article that uses it, and the search ranks those as high. A term matches in either
+number and gender, and after "persona" ("la persona quejosa": a law reformed in inclusive language). Each
+document's sentences shaped as definitions are read once a process (about a second for the Constitution).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ingest.headings import fold
+from ingest.models import Chunk
+from ingest.sentences import split_sentences
 
 MAX_TERM_WORDS = 4  # a defined term is a few words: "autoridad responsable", "personal data breach"
 
@@ -55,21 +62,51 @@ def defined_term(question: str) -> str | None:
 
 
 def _word(w: str) -> str:
-    """A word of the term in either number: "sociedad" / "sociedades", "mexicano" / "mexicanos"."""
+    """A word of the term in either number and gender: "sociedad" / "sociedades", "quejoso" / "quejosa",
+    "tercero interesado" / "tercera interesada" (a law reformed in inclusive language: "la persona quejosa")."""
     base = w[:-2] if w.endswith("es") and len(w) > 5 else w[:-1] if w.endswith("s") and len(w) > 4 else w
+    if base.endswith(("o", "a")) and len(base) > 3:
+        return re.escape(base[:-1]) + r"(?:o|a)s?"
     return re.escape(base) + r"(?:es|s)?"
 
 
 _LABEL = r"(?:\(?(?:[ivxlc]+|\d+|[a-z])[.)]-?\s+)?"  # an item's label: "I.", "(1)", "a)"
+_PERSON = r"(?:personas?\s+)?"  # "la persona quejosa": the party named in inclusive language
+_QUOTE = r"['‘\"“’”]?"  # a term in quotes: "(1) 'personal data' means…"
+# what follows a term that an item of a definitions list names: "I. La persona quejosa, teniendo tal carácter quien…"
+_ITEM_DEFINES = r"(?:,\s*(?:teniendo|pudiendo|entendiendose|siendo|que\s+(?:es|son|tiene)|quien(?:es)?\s)|:|\s+-)"
 
 
 def defines(sentence: str, term: str) -> bool:
     """Does `sentence` define `term` (folded, as `defined_term` gives it) in one of the shapes a law defines in?"""
     t = r"\s+".join(_word(w) for w in term.split())
-    q = r"['‘\"“]?"
+    q = _QUOTE
     text = fold(sentence).strip()
-    return bool(re.search(rf"^{_LABEL}(?:es|son)\s+{_ARTICLE}{t}\b", text)
+    return bool(re.search(rf"^{_LABEL}(?:es|son)\s+{_ARTICLE}{_PERSON}{t}\b", text)
                 or re.search(rf"\bse\s+(?:entiende|entendera|entenderan|considera|consideraran|considerara|reputa|"
                              rf"reputara|reputaran|denomina)n?\s+(?:por\s+|como\s+)?{_ARTICLE}{t}\b", text)
-                or re.search(rf"^{_LABEL}{_ARTICLE}{q}{t}{q}\s*(?:,|:|-|\bmeans?\b|\bes\b|\bson\b)", text)
+                or re.search(rf"^{_LABEL}{_ARTICLE}{_PERSON}{q}{t}{q}\s*"
+                             rf"(?:{_ITEM_DEFINES}|\bmeans?\b|\bes\b|\bson\b)", text)
                 or re.search(rf"{q}{t}{q}\s+means\b", text))
+
+
+# a sentence shaped as a definition of some term (`defines` then asks which): read once a document
+_SHAPED = re.compile(rf"^{_LABEL}(?:es|son)\s|\bse\s+(?:entiende|considera|reputa|denomina)|\bmeans\b|"
+                     rf"^{_LABEL}{_ARTICLE}{_PERSON}{_QUOTE}[\w\s]{{1,60}}?{_QUOTE}\s*{_ITEM_DEFINES}")
+# doc id → its sentences shaped as definitions, with their chunks; a doc id's text never changes
+_SHAPED_BY_DOC: dict[str, list[tuple[Chunk, str]]] = {}
+
+
+def _shaped(index, doc_id: str) -> list[tuple[Chunk, str]]:
+    if doc_id not in _SHAPED_BY_DOC:
+        _SHAPED_BY_DOC[doc_id] = [(chunk, text) for chunk in index.articles(doc_id)
+                                  for sent in split_sentences(chunk.text)
+                                  for text in [chunk.text[sent.start:sent.end]] if _SHAPED.search(fold(text).strip())]
+    return _SHAPED_BY_DOC[doc_id]
+
+
+def defining_chunks(index, term: str, doc_ids: Sequence[str]) -> list[Chunk]:
+    """The chunks of the articles of `doc_ids` that define `term`, in document order: a definitions article is found
+    by what it says, however many chunks of the law use the term (the first stage ranks those above it)."""
+    return list({chunk.chunk_id: chunk for doc_id in doc_ids for chunk, text in _shaped(index, doc_id)
+                 if defines(text, term)}.values())

@@ -14,7 +14,7 @@ from ingest.models import BODY_ROLES, HeadingKind, LegalReference
 from ingest.sentences import split_sentences
 from retrieval import labels
 from retrieval.cross_encoder import load_cross_encoder
-from retrieval.definitions import defined_term, defines
+from retrieval.definitions import defined_term, defines, defining_chunks
 from retrieval import rerank as second_stage
 from retrieval.index import DEFAULT_PREFETCH, Index, Search
 from retrieval.law_lookup import CONTEXT_DOCS, LawCatalog, names_a_law, report
@@ -94,10 +94,13 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     subject = () if any(doc_ids or names_a_law(ref) for ref, doc_ids in resolved) else tuple(sorted(
         {doc.doc_id for _, doc in catalog.topic_laws(query, matter=True)} - set(first.set_aside)))
     search_ranks = {h.chunk.chunk_id: h.rank for h in hits}
+    # where a definition the question asks for is read: the laws it names or speaks of, else the best hits' documents
+    scope = ([d for _, doc_ids in resolved for d in doc_ids] or list(subject)
+             or list(dict.fromkeys(h.chunk.doc_id for h in hits))[:CONTEXT_DOCS])
     # a search hit the lookup also found is the looked-up one (via "reference")
     merged = list(looked_up.values()) + [h for h in hits if h.chunk.chunk_id not in looked_up]
     merged = _identified(query, refs, catalog, merged)
-    merged = _defining(query, merged)
+    merged = _defining(index, query, merged, scope)
     opened: dict[tuple[str, str], int] = {}
     # openings cover a law's own body: not a named article (the lookup decides) nor an entry named by its number
     # (the hits holding it), not a question about reforms, transitory rules or dates (answered outside the body),
@@ -131,17 +134,25 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     return SearchResult(query=query, hits=ranked, references=reports, country=first.country)
 
 
-def _defining(query: str, hits: list[SearchHit]) -> list[SearchHit]:
-    """`hits`, those that define the term the question asks the meaning of (`definitions`: "¿Qué se entiende por
-    calumnia?" and "Es calumnia la imputación…"; "What does 'personal data' mean?" and "(1) 'personal data' means…")
-    marked via "definition": the question names what they define, and the reranker weighs them as a named
-    article. Only a hit found by search is marked (a looked-up article keeps its via)."""
+def _defining(index: Index, query: str, hits: list[SearchHit], scope: list[str]) -> list[SearchHit]:
+    """`hits` with the chunks that define the term the question asks the meaning of (`definitions`: "¿Qué se
+    entiende por calumnia?" and "Es calumnia la imputación…"; "What does 'personal data' mean?" and "(1) 'personal
+    data' means…") marked via "definition": the question names what they define, and the reranker weighs them as a
+    named article. Those of a hit found by search, and those the laws in `scope` (the laws the question names or
+    whose subject it speaks of, else the best hits' documents) hold that the search did not find: a definitions
+    article is found by what it says. A looked-up article keeps its via."""
     term = defined_term(query)
     if term is None:
         return hits
-    return [h.model_copy(update={"via": "definition"}) if h.via == "search" and any(
+    marked = [h.model_copy(update={"via": "definition"}) if h.via == "search" and any(
         defines(h.chunk.text[sent.start:sent.end], term) for sent in split_sentences(h.chunk.text)) else h
         for h in hits]
+    held = {h.chunk.chunk_id for h in marked}
+    for chunk in defining_chunks(index, term, scope):
+        if chunk.chunk_id not in held:
+            marked += [SearchHit(chunk=c, document=d, score=0.0, rank=1, via="definition")
+                       for c, d in index.provisions([chunk.doc_id], [chunk.article]) if c.chunk_id == chunk.chunk_id]
+    return marked
 
 
 def _identified(query: str, refs: list[tuple[LegalReference, list]], catalog: LawCatalog,

@@ -1,8 +1,9 @@
 """A question asking what a term means is answered by the sentence that defines it, not by one that only uses it
 (`retrieval/definitions.py`): Spain's Código Penal "Es calumnia la imputación de un delito…" (art. 205) before
 "Nadie será penado por calumnia o injuria sino en virtud de querella…" (art. 215); the GDPR's "(12) 'personal data
-breach' means…" (Art. 4) before the articles on notifying one (Arts. 33, 34). Over the real laws, cut to the pages
-that hold those articles and their titles."""
+breach' means…" (Art. 4) before the articles on notifying one (Arts. 33, 34); the Ley de Amparo's "II. La autoridad
+responsable, teniendo tal carácter…" (art. 5) before the articles that use the term. Over the real laws, cut to the
+pages that hold those articles and their titles."""
 
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ from tests.index_fixtures import build_index
 
 CODIGO_PENAL = SHARED / "data" / "laws" / "boe_consolidado_BOE-A-1995-25444_codigo_penal.pdf"
 GDPR = PDFS / "eu_gdpr_council_position_5419-16.pdf"
+AMPARO = SHARED / "data" / "laws" / "mx_ley_de_amparo_DOF_2025-03-13.pdf"
 CUTS = [(CODIGO_PENAL, [(0, 1), (84, 89)]),  # the title; arts. 205-216 (calumnia, injuria)
-        (GDPR, [(0, 2), (109, 113), (160, 163)])]  # the title; Art. 4 (definitions); Arts. 33-34 (breaches)
+        (GDPR, [(0, 2), (109, 113), (160, 163)]),  # the title; Art. 4 (definitions); Arts. 33-34 (breaches)
+        (AMPARO, [(0, 113)])]  # the whole law: art. 5 names the parties, 270 other articles use their names
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +48,10 @@ def first_cited(answer: dict) -> dict:
     ("¿Qué se entiende legalmente por calumnia?", "205", "Es calumnia la imputación de un delito"),
     ("What is a personal data breach?", "4", "'personal data breach' means"),
     ("What does 'personal data' mean under the GDPR?", "4", "'personal data' means"),
+    # an item of a definitions list, found in the law the question speaks of though the search ranks the many
+    # articles that use the term above it; the party named in inclusive language ("La persona quejosa")
+    ("¿Qué es la autoridad responsable en el juicio de amparo?", "5", "La autoridad responsable, teniendo tal"),
+    ("¿Quién tiene el carácter de quejoso en el juicio de amparo?", "5", "La persona quejosa, teniendo tal"),
 ])
 def test_a_question_asking_what_a_term_means_is_answered_by_its_definition(home, monkeypatch, question, article,
                                                                           states):
