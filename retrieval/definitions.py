@@ -6,7 +6,7 @@ considera documento…", an item of a definitions list ("I. El quejoso, teniendo
 data' means any information…"). A question asks for one as "¿Qué es X?", "¿Qué se entiende por X?", "¿Quién es el
 X…?", "What is a X?", "What does 'X' mean?". The sentence that defines the term the question asks about answers it
 before any other that only uses the term (`defined_term`, `defines`; the offline answerer leads with it), and it is
-looked for in the laws in scope, not only among the search's hits (`defining_chunks`): a definitions article
+looked for in the laws in scope, not only among the search's hits (`defining_provisions`): a definitions article
 shares its term with every article that uses it, and the search ranks those as high. A term matches in either
 number and gender, and after "persona" ("la persona quejosa": a law reformed in inclusive language). Each
 document's sentences shaped as definitions are read once a process (about a second for the Constitution).
@@ -18,7 +18,6 @@ import re
 from collections.abc import Sequence
 
 from ingest.headings import fold
-from ingest.models import Chunk
 from ingest.sentences import split_sentences
 
 MAX_TERM_WORDS = 4  # a defined term is a few words: "autoridad responsable", "personal data breach"
@@ -93,20 +92,25 @@ def defines(sentence: str, term: str) -> bool:
 # a sentence shaped as a definition of some term (`defines` then asks which): read once a document
 _SHAPED = re.compile(rf"^{_LABEL}(?:es|son)\s|\bse\s+(?:entiende|considera|reputa|denomina)|\bmeans\b|"
                      rf"^{_LABEL}{_ARTICLE}{_PERSON}{_QUOTE}[\w\s]{{1,60}}?{_QUOTE}\s*{_ITEM_DEFINES}")
-# doc id → its sentences shaped as definitions, with their chunks; a doc id's text never changes
-_SHAPED_BY_DOC: dict[str, list[tuple[Chunk, str]]] = {}
+# doc id → its sentences shaped as definitions: (article, chunk id, sentence); a doc id's text never changes. The
+# documents read last are kept, `SHAPED_DOCS` of them, so a server over an archive holds a bounded few.
+SHAPED_DOCS = 256
+_SHAPED_BY_DOC: dict[str, list[tuple[str, str, str]]] = {}
 
 
-def _shaped(index, doc_id: str) -> list[tuple[Chunk, str]]:
+def _shaped(index, doc_id: str) -> list[tuple[str, str, str]]:
     if doc_id not in _SHAPED_BY_DOC:
-        _SHAPED_BY_DOC[doc_id] = [(chunk, text) for chunk in index.articles(doc_id)
+        if len(_SHAPED_BY_DOC) >= SHAPED_DOCS:
+            del _SHAPED_BY_DOC[next(iter(_SHAPED_BY_DOC))]
+        _SHAPED_BY_DOC[doc_id] = [(chunk.article, chunk.chunk_id, text) for chunk in index.articles(doc_id)
                                   for sent in split_sentences(chunk.text)
                                   for text in [chunk.text[sent.start:sent.end]] if _SHAPED.search(fold(text).strip())]
     return _SHAPED_BY_DOC[doc_id]
 
 
-def defining_chunks(index, term: str, doc_ids: Sequence[str]) -> list[Chunk]:
-    """The chunks of the articles of `doc_ids` that define `term`, in document order: a definitions article is found
-    by what it says, however many chunks of the law use the term (the first stage ranks those above it)."""
-    return list({chunk.chunk_id: chunk for doc_id in doc_ids for chunk, text in _shaped(index, doc_id)
-                 if defines(text, term)}.values())
+def defining_provisions(index, term: str, doc_ids: Sequence[str]) -> list[tuple[str, str, str]]:
+    """The (doc id, article, chunk id) of each chunk of the articles of `doc_ids` that defines `term`, in document
+    order: a definitions article is found by what it says, however many chunks of the law use the term (the first
+    stage ranks those above it)."""
+    return list(dict.fromkeys((doc_id, article, chunk_id) for doc_id in doc_ids
+                              for article, chunk_id, text in _shaped(index, doc_id) if defines(text, term)))

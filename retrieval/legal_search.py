@@ -14,7 +14,7 @@ from ingest.models import BODY_ROLES, HeadingKind, LegalReference
 from ingest.sentences import split_sentences
 from retrieval import labels
 from retrieval.cross_encoder import load_cross_encoder
-from retrieval.definitions import defined_term, defines, defining_chunks
+from retrieval.definitions import defined_term, defines, defining_provisions
 from retrieval import rerank as second_stage
 from retrieval.index import DEFAULT_PREFETCH, Index, Search
 from retrieval.law_lookup import CONTEXT_DOCS, LawCatalog, names_a_law, report
@@ -148,10 +148,10 @@ def _defining(index: Index, query: str, hits: list[SearchHit], scope: list[str])
         defines(h.chunk.text[sent.start:sent.end], term) for sent in split_sentences(h.chunk.text)) else h
         for h in hits]
     held = {h.chunk.chunk_id for h in marked}
-    for chunk in defining_chunks(index, term, scope):
-        if chunk.chunk_id not in held:
+    for doc_id, article, chunk_id in defining_provisions(index, term, scope):
+        if chunk_id not in held:
             marked += [SearchHit(chunk=c, document=d, score=0.0, rank=1, via="definition")
-                       for c, d in index.provisions([chunk.doc_id], [chunk.article]) if c.chunk_id == chunk.chunk_id]
+                       for c, d in index.provisions([doc_id], [article]) if c.chunk_id == chunk_id]
     return marked
 
 
