@@ -215,14 +215,19 @@ def _of_its_law(query: str, refs: list[LegalReference]) -> list[LegalReference]:
     return out
 
 
+def with_unread(refs: list[LegalReference], more: list[LegalReference]) -> list[LegalReference]:
+    """`refs` and those of `more` (another reader's) that overlap none of them, in the order they are written."""
+    return sorted(refs + [m for m in more if not any(r.start < m.end and m.start < r.end for r in refs)],
+                  key=lambda r: r.start)
+
+
 def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, list[DocumentInfo]]]:
     """The query's references, each with the documents its law resolved to (empty when none was named/found). A
     bill ("la iniciativa de Ley de Ingresos") is no law in force: what is asked of it, the law that governs the bill
     answers, so it is not a reference."""
     refs = [with_qualifier(r, query) for r in parse_references(query) if r.articles or r.law or r.constitutional]
     for more in (catalog.qualified_mentions(query), lower_case_names(query), foreign_names(query)):
-        refs = sorted(refs + [m for m in more if not any(r.start < m.end and m.start < r.end for r in refs)],
-                      key=lambda r: r.start)
+        refs = with_unread(refs, more)
     refs = _of_its_law(query, refs)
     refs = [r for r in refs if r.articles or not _BILL.search(query, 0, r.start)]
     spans = catalog.name_spans(query)

@@ -235,8 +235,7 @@ class ExtractiveAnswerer:
             score = dense_part + (1 - DENSE_WEIGHT) * lex
             score += TITLE_WEIGHT * title  # the provision whose title names the question's topic answers it
             # a gazette's summary states what the acts it lists do (`_candidates`): its entries weigh as text
-            summary = cand.hit.document.doc_type is DocType.indice
-            role = 1.0 if flat_roles or summary else ROLE_WEIGHTS.get(cand.hit.chunk.role, 1.0)
+            role = 1.0 if flat_roles or _summary(cand.hit) else ROLE_WEIGHTS.get(cand.hit.chunk.role, 1.0)
             cand.score = score * role / (1 + RANK_DECAY * cand.rank)
             asked_score = dense_part + ((1 - DENSE_WEIGHT) * lex + TITLE_WEIGHT * title) * scale
             reach = max(reach, asked_score * role / (1 + RANK_DECAY * cand.rank))
@@ -444,15 +443,24 @@ def _definition_first(question: str, cands: list[Candidate]) -> None:
         lead.score = max(c.score for c in cands) * (1 + 1e-6)
 
 
+def _summary(hit: SearchHit) -> bool:
+    """Is the hit a gazette's summary published as a document of its own (the BOE's "Sumario", a DOF edition's
+    "Contenido"), whose entries state what the acts it lists do (`_candidates`)?"""
+    return hit.document.doc_type is DocType.indice
+
+
 def _without_listed(cands: list[Candidate], hits: list[SearchHit]) -> list[Candidate]:
     """`cands` without a gazette summary's entries for documents among `hits`: that document's own text answers,
     not the line that lists it (`_candidates`). The entries kept read after the candidate before them that is kept."""
+    if not any(_summary(h) for h in hits):
+        return cands
     titles = {fold(h.document.title)[:_ENTRY_TITLE].rstrip(" …") for h in hits if len(h.document.title) >= 20}
     kept: dict[int, Candidate] = {}
     for cand in cands:
-        if cand.hit.document.doc_type is DocType.indice:
+        if _summary(cand.hit):
             own = fold(cand.hit.document.title)[:_ENTRY_TITLE].rstrip(" …")
-            if any(t in fold(cand.text) for t in titles - {own}):
+            entry = fold(cand.text)
+            if any(t in entry for t in titles - {own}):
                 continue
         while cand.previous is not None and id(cand.previous) not in kept:
             cand.previous = cand.previous.previous
@@ -470,7 +478,7 @@ def _candidates(hit: SearchHit, rank: int, min_words: int = MIN_WORDS) -> list[C
     `_without_listed`)."""
     chunk = hit.chunk
     out: list[Candidate] = []
-    if chunk.role is ProvisionRole.index and hit.document.doc_type is not DocType.indice:
+    if chunk.role is ProvisionRole.index and not _summary(hit):
         return out
     after_heading = False
     for position, span in enumerate(sentences_of(chunk)):

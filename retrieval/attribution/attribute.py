@@ -58,7 +58,7 @@ from retrieval.index import Search
 from retrieval.law_lookup import names_a_law
 from retrieval.legal_search import complete, first_stage, legal_search
 from retrieval.models import SearchFilters, SearchHit, SearchMode
-from retrieval.question_laws import foreign_names, with_qualifier
+from retrieval.question_laws import foreign_names, with_qualifier, with_unread
 from retrieval.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -216,10 +216,9 @@ def _units(text: str, quotes: list[QuoteSpan]) -> list[_Unit]:
             merged.append([start, end])
     units = [_Unit(a, b, text[a:b]) for a, b in merged]
     for unit in units:  # the text's own references, not those inside what it quotes
-        read = [r for r in parse_references(unit.text) if r.articles or r.law or r.constitutional]
-        read += [a for a in foreign_names(unit.text) if not any(r.start < a.end and a.start < r.end for r in read)]
-        refs = [r.model_copy(update={"start": r.start + unit.start, "end": r.end + unit.start})
-                for r in sorted(read, key=lambda r: r.start)]
+        read = with_unread([r for r in parse_references(unit.text) if r.articles or r.law or r.constitutional],
+                           foreign_names(unit.text))
+        refs = [r.model_copy(update={"start": r.start + unit.start, "end": r.end + unit.start}) for r in read]
         unit.refs = [r for r in refs if not any(q.start <= r.start and r.end <= q.end for q in quotes)]
     return units
 
