@@ -8,10 +8,8 @@ rest of the query points to: the documents of the best search hits that hold suc
 
 Jurisdiction is part of a law's name (issue 25): "Código Penal Federal", "Código Penal de la Ciudad de México",
 "Código Penal del Estado de Jalisco", "Constitución Española" or "Código Penal de Colombia" name other laws than
-Spain's "Código Penal" or Mexico's Constitution. A name's trailing qualifier (`qualifiers`: "Federal", "del Estado
-de X" or a Mexican state's name alone, "de la Ciudad de México", "para el Distrito Federal", a country or its
-adjective) must be one the document holds: in its own name, or the country and level of the gazette that
-published it (DOF: Mexico, federal; BOE: Spain; Diario Oficial: Colombia; Federal Register: United States). A law
+Spain's "Código Penal" or Mexico's Constitution. A name's trailing qualifier must be one the document holds (both
+read in `retrieval/jurisdiction.py`: its own name's, or the country and level of the gazette that published it). A law
 the question names that no document is (`absent`) is reported with the indexed laws closest to it by name
 (`closest`), so an answer can say "El Código Penal Federal no está entre los documentos indexados" instead of
 answering from another law. How a question names a law (lower case, a topic or a year after the name, a bill) is
@@ -31,6 +29,8 @@ from rapidfuzz.distance import Levenshtein
 from ingest.headings import fold
 from ingest.models import DocType, DocumentInfo, LegalReference
 from ingest.references import law_type_of
+from retrieval.jurisdiction import (AFTER_NAME, COUNTRY_CODES, countries_named, jurisdiction_of, place_name,
+                                   places_label, qualifiers)
 from retrieval.models import NamedCountry, ResolvedReference
 from retrieval.text_analysis import LANGUAGES, analyze
 
@@ -50,112 +50,6 @@ CLOSEST = 3  # indexed laws named when a named law is absent
 # which a question rarely repeats: an unresolved one is not reported absent).
 NAMED_TYPES = frozenset({DocType.constitucion, DocType.ley, DocType.codigo, DocType.reglamento, DocType.estatuto,
                          DocType.real_decreto, DocType.tratado, DocType.nom})
-
-# -- jurisdiction: the qualifier that ends a law's name, and the one a document holds -----------------------------
-_COUNTRIES = {
-    "mx": "mexico mexicano mexicana mexicanos mexicanas estados unidos mexicanos",
-    "es": "espana espanol espanola espanoles reino de espana",
-    "co": "colombia colombiano colombiana republica de colombia",
-    "cl": "chile chileno chilena republica de chile",
-    "ar": "argentina argentino nacion argentina republica argentina",
-    "pe": "peru peruano peruana",
-    "us": "estados unidos estadounidense united states",
-    "fr": "francia frances francesa",
-    "de": "alemania aleman alemana",
-    "it": "italia italiano italiana",
-    "br": "brasil brasileno brasilena",
-    "eu": "union europea",
-}
-_COUNTRY_WORDS = {}
-for _code, _words in _COUNTRIES.items():
-    for _w in ["estados unidos mexicanos", "reino de espana", "republica de colombia", "republica de chile",
-               "nacion argentina", "republica argentina", "estados unidos", "united states", "union europea"]:
-        if _w in _words:
-            _COUNTRY_WORDS[_w] = _code
-    for _w in _words.split():
-        if _w not in {"de", "estados", "unidos", "reino", "republica", "nacion", "union", "united", "states"}:
-            _COUNTRY_WORDS.setdefault(_w, _code)
-_COUNTRY_ALT = "|".join(sorted(map(re.escape, _COUNTRY_WORDS), key=len, reverse=True))
-# Mexico's states (folded), each with the words its official name may add ("Coahuila de Zaragoza"): a state's law
-# is called by the state's name alone as often as by "del Estado de …" ("la Ley del Periódico Oficial de Durango").
-# The Estado de México is named only so: a bare "de México" is the country.
-_MX_STATES = {
-    "aguascalientes": "", "baja california sur": "", "baja california": "", "campeche": "", "chiapas": "",
-    "chihuahua": "", "coahuila": r"(?:\s+de\s+zaragoza)?", "colima": "", "durango": "", "guanajuato": "",
-    "guerrero": "", "hidalgo": "", "jalisco": "", "michoacan": r"(?:\s+de\s+ocampo)?", "morelos": "", "nayarit": "",
-    "nuevo leon": "", "oaxaca": "", "puebla": "", "queretaro": r"(?:\s+de\s+arteaga)?", "quintana roo": "",
-    "san luis potosi": "", "sinaloa": "", "sonora": "", "tabasco": "", "tamaulipas": "", "tlaxcala": "",
-    "veracruz": r"(?:\s+de\s+ignacio\s+de\s+la\s+llave)?", "yucatan": "", "zacatecas": "",
-}
-_MX_STATE = "|".join(rf"{re.escape(name)}{more}" for name, more in _MX_STATES.items())
-# a qualifier at the end of a folded name: "… del estado de jalisco", "… de jalisco", "… de la ciudad de mexico",
-# "… federal", "… para el distrito federal", "… de colombia", "… espanol"
-_SUBNATIONAL = (r"(?:(?:libre y soberano\s+)?(?:del\s+)?estado\s+(?:libre\s+y\s+soberano\s+)?de\s+[a-z ]+?"
-                rf"|(?:la\s+)?ciudad\s+de\s+mexico|(?:el\s+)?distrito\s+federal|(?:{_MX_STATE}))")
-_QUALIFIER = re.compile(
-    rf"\s+(?:(?:de|del|para|en)\s+(?:la\s+|el\s+|los\s+)?)?(?P<q>{_SUBNATIONAL}|federal|{_COUNTRY_ALT})$")
-# what a gazette tells of the documents it publishes
-_GAZETTE_JURISDICTION = {"dof": {"mx", "federal"}, "boe": {"es"}, "diario oficial": {"co"},
-                         "federal register": {"us", "federal"}}
-
-
-# the same qualifier right after a name typed in lower case: "el código penal federal", "… del estado de jalisco"
-_AFTER_NAME = re.compile(
-    rf"\s+(?:(?:de|del|para|en)\s+(?:la\s+|el\s+|los\s+)?)?(?P<q>(?:(?:libre y soberano\s+)?(?:del\s+)?estado\s+"
-    rf"(?:libre\s+y\s+soberano\s+)?de\s+)?(?:{_MX_STATE})|(?:la\s+)?ciudad\s+de\s+mexico|(?:el\s+)?distrito\s+federal"
-    rf"|federal|{_COUNTRY_ALT})\b")
-
-
-def _qualifier(q: str) -> str:
-    """The canonical form of one qualifier: a country code, "federal", or "sub:<place>"."""
-    q = " ".join(q.split())
-    if q in _COUNTRY_WORDS:
-        return _COUNTRY_WORDS[q]
-    if q == "federal":
-        return "federal"
-    if re.fullmatch(r"(?:el\s+)?distrito federal|(?:la\s+)?ciudad de mexico", q):
-        return "sub:ciudad de mexico"  # the Distrito Federal is today's Ciudad de México
-    place = re.sub(r"^.*?estado\s+(?:libre\s+y\s+soberano\s+)?de\s+", "", q).strip()
-    state = next((name for name in _MX_STATES if place == name or place.startswith(name + " ")), None)
-    return f"sub:{state or place}"  # "coahuila de zaragoza" and "coahuila" are one state
-
-
-def qualifiers(name: str) -> tuple[str, set[str]]:
-    """A folded law name split into its core and the jurisdiction qualifiers that end it: "codigo penal del estado
-    de jalisco" → ("codigo penal", {"sub:jalisco"}); "codigo penal federal" → ("codigo penal", {"federal"});
-    "ley federal del trabajo" keeps "federal" (it is inside the name, not its qualifier)."""
-    quals: set[str] = set()
-    while True:
-        m = _QUALIFIER.search(name)
-        if m is None or len(name[: m.start()].split()) < 1 or m.start() == 0:
-            return name, quals
-        quals.add(_qualifier(m.group("q")))
-        name = name[: m.start()].rstrip(" ,")
-
-
-# … and of the bodies that issue them: Mexico's Congreso de la Unión is its federal legislature (CPEUM art. 50)
-_BODY_JURISDICTION = {"congreso de la union": {"mx", "federal"}}
-
-
-def _jurisdiction(doc: DocumentInfo, names: Sequence[str]) -> set[str]:
-    """What a document holds of jurisdiction: its gazette's country and level, its issuing body's, its names'
-    qualifiers."""
-    held = set(_GAZETTE_JURISDICTION.get(fold(doc.gazette or ""), set()))
-    body = fold(doc.issuing_body or "")
-    held |= next((level for name, level in _BODY_JURISDICTION.items() if name in body), set())
-    for n in names:
-        held |= qualifiers(n)[1]
-        padded = f" {n} "
-        for words in sorted((w for w in _COUNTRY_WORDS if " " in w), key=len, reverse=True):
-            if f" {words} " in padded:  # "de los estados unidos mexicanos" inside a name (not "estados unidos")
-                held.add(_COUNTRY_WORDS[words])
-                padded = padded.replace(f" {words} ", " ")
-    if any(q.startswith("sub:") for q in held):
-        held.discard("federal")
-        if "es" not in held:
-            held.add("mx")  # a Mexican state's or the capital's law
-    return held
-
 
 def _name_part(title: str) -> str:
     """The name part of a title: "Ley de Amparo, Reglamentaria de los artículos…" → "Ley de Amparo"."""
@@ -246,7 +140,7 @@ def _entry(doc: DocumentInfo) -> _Entry:
             acronyms.add(acronym(n))
     constitution = doc.doc_type is DocType.constitucion or any(n.startswith("constitucion politica") for n in folded)
     return _Entry(doc, folded, tuple(sorted(acronyms)), doc.doc_type in CONSOLIDATED or constitution, constitution,
-                  cores, frozenset(_jurisdiction(doc, folded)), eu_number(doc.title))
+                  cores, frozenset(jurisdiction_of(doc, folded)), eu_number(doc.title))
 
 
 class LawCatalog:
@@ -254,7 +148,7 @@ class LawCatalog:
 
     def __init__(self, documents: Sequence[DocumentInfo]):
         self.entries = [_entry(d) for d in documents]
-        self._countries = {e.document.doc_id: e.jurisdiction & _COUNTRY_CODES for e in self.entries}
+        self._countries = {e.document.doc_id: e.jurisdiction & COUNTRY_CODES for e in self.entries}
         self._documents = {e.document.doc_id: e.document for e in self.entries}
         self._held = frozenset().union(*self._countries.values())
         self._aside: dict[str, tuple[str, ...]] = {}  # country → the other countries' documents, sorted
@@ -373,7 +267,7 @@ class LawCatalog:
             if not e.consolidated:
                 continue
             score = max(fuzz.token_set_ratio(target, x) * 0.5 + fuzz.ratio(target, x) * 0.5 for x in e.names)
-            label = e.display + _where(e.jurisdiction)
+            label = e.display + places_label(e.jurisdiction)
             scored[label] = max(scored.get(label, 0.0), score)
         return [label for label, _ in sorted(scored.items(), key=lambda kv: -kv[1])[:n]]
 
@@ -412,7 +306,7 @@ class LawCatalog:
                 continue
             for name in {n for n in e.cores if len(n) >= MIN_MENTION}:
                 for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", folded):
-                    after = _AFTER_NAME.match(folded, m.end())
+                    after = AFTER_NAME.match(folded, m.end())
                     longer = m.start() in out and out[m.start()].end >= (after.end() if after else 0)
                     if after is None or longer:
                         continue
@@ -442,60 +336,6 @@ class LawCatalog:
                     or tokens & set(e.acronyms):
                 out.append(e.document)
         return out
-
-
-_PLACES = {"mx": "México", "es": "España", "co": "Colombia", "cl": "Chile", "ar": "Argentina", "pe": "Perú",
-           "us": "Estados Unidos", "fr": "Francia", "de": "Alemania", "it": "Italia", "br": "Brasil",
-           "eu": "Unión Europea"}
-
-
-_COUNTRY_CODES = frozenset(_COUNTRIES)
-# a country's adjective that names its language after these words: "redactada en español", "el idioma francés"
-_LANGUAGE_CUE = frozenset({"en", "al", "idioma", "lengua"})
-_LANGUAGES = frozenset({"espanol", "espanola", "frances", "francesa", "aleman", "alemana", "italiano", "italiana"})
-# what a country's own laws call it: "Presidente de la República", "Suprema Corte de Justicia de la Nación", "el
-# Supremo Poder de la Federación", "el Congreso de la Unión"
-POLITY = frozenset({"republica", "nacion", "federacion", "union"})
-_WORD = re.compile(r"[^\W\d_]+")
-
-
-def countries_named(query: str) -> dict[str, list[str]]:
-    """The countries the query names by a word or phrase of `_COUNTRIES` ("México", "mexicanos", "Reino de España";
-    "Estados Unidos Mexicanos" before "Estados Unidos"), each with the query's words that name it. A language
-    ("redactada en español") is not a country."""
-    tokens = list(_WORD.finditer(query))
-    folded = [fold(t.group()) for t in tokens]
-    found: dict[str, list[str]] = {}
-    i = 0
-    while i < len(tokens):
-        for n in (3, 2, 1):
-            phrase = " ".join(folded[i:i + n])
-            if i + n > len(tokens) or phrase not in _COUNTRY_WORDS:
-                continue
-            if n == 1 and phrase in _LANGUAGES and i and folded[i - 1] in _LANGUAGE_CUE:
-                break
-            found.setdefault(_COUNTRY_WORDS[phrase], []).append(query[tokens[i].start():tokens[i + n - 1].end()])
-            i += n - 1
-            break
-        i += 1
-    return found
-
-
-def polity_words(query: str) -> list[str]:
-    """The query's capitalised words for a state itself ("la República", "la Nación"): its laws call it so."""
-    return [t.group() for t in _WORD.finditer(query) if t.group()[0].isupper() and fold(t.group()) in POLITY]
-
-
-def place_name(code: str) -> str:
-    """A country code as a lawyer reads it: "mx" → "México"."""
-    return _PLACES.get(code, code)
-
-
-def _where(jurisdiction: frozenset[str]) -> str:
-    subs = sorted(q[4:].title() for q in jurisdiction if q.startswith("sub:"))
-    countries = [_PLACES[c] for c in sorted(jurisdiction) if c in _PLACES]
-    parts = subs or countries
-    return f" ({', '.join(parts)})" if parts else ""
 
 
 def names_a_law(ref: LegalReference) -> bool:

@@ -17,7 +17,8 @@ import re
 from ingest.headings import fold
 from ingest.models import DocType, DocumentInfo, LegalReference
 from ingest.references import law_type_of, parse_references
-from retrieval.law_lookup import EU_ACT, LINKING, LawCatalog, as_written, qualifiers
+from retrieval.jurisdiction import qualifiers
+from retrieval.law_lookup import EU_ACT, LINKING, LawCatalog, as_written
 
 
 # a qualifier written after the name the parser read: "el Código Penal español", "la Constitución colombiana"

@@ -43,7 +43,7 @@ from ingest.references import parse_references
 from ingest.sentences import split_sentences
 from retrieval.answers.models import Citation, Coverage, TextSegment
 from retrieval.answers.support import JudgeError, LLMJudge, Support, judge_relevance, judge_support
-from retrieval.law_lookup import countries_named, place_name, polity_words
+from retrieval.jurisdiction import countries_named, place_name, polity_words
 from retrieval.text_analysis import NUMBER_WORDS
 
 log = logging.getLogger(__name__)

@@ -548,7 +548,7 @@ def test_an_answer_from_another_countrys_law_is_not_relevant_and_search_says_who
 
 def test_a_language_is_not_a_country_and_the_word_that_opens_a_question_is_not_a_name():
     from retrieval.answers.support import names
-    from retrieval.law_lookup import countries_named
+    from retrieval.jurisdiction import countries_named
 
     assert names("¿Pueden los extranjeros adquirir tierras en México?", ("spanish",)) == names(" México", ("spanish",))
     assert names("Hola. ¡Viva la República!", ("spanish",)) == names(" República", ("spanish",))

@@ -103,7 +103,7 @@ def test_the_same_names_with_the_documents_jurisdiction_resolve():
 
 
 def test_a_states_name_is_one_state_however_long_its_official_name():
-    from retrieval.law_lookup import qualifiers
+    from retrieval.jurisdiction import qualifiers
 
     assert qualifiers("codigo civil del estado de coahuila de zaragoza") == ("codigo civil", {"sub:coahuila"})
     assert qualifiers("codigo civil de coahuila") == ("codigo civil", {"sub:coahuila"})
