@@ -45,6 +45,7 @@ false`.
 
     .venv/bin/python benchmarks/fresh_questions.py --home H          # H: an index of ../shared/data/pdfs + data/laws
     .venv/bin/python benchmarks/fresh_questions.py --home H --json
+    .venv/bin/python benchmarks/fresh_questions.py --home H --questions benchmarks/definitions.tsv  # same columns
 """
 
 from __future__ import annotations
@@ -108,19 +109,21 @@ def answered(home: Path, tsv: Path):
             yield q, ask(index, q["question"], k=8, settings=settings), documents
 
 
-def arguments(doc: str) -> argparse.Namespace:
-    """`--home H` (an index of the shared PDFs and laws) and `--json`, described by the script's docstring `doc`."""
+def arguments(doc: str, questions: Path) -> argparse.Namespace:
+    """`--home H` (an index of the shared PDFs and laws), `--questions TSV` (default `questions`) and `--json`,
+    described by the script's docstring `doc`."""
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--home", type=Path, required=True, help="an index of the shared PDFs and laws (GACETA_HOME)")
+    ap.add_argument("--questions", type=Path, default=questions, help=f"the questions (default {questions.name})")
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout, with every question")
     return ap.parse_args()
 
 
 def main() -> None:
-    args = arguments(__doc__)
+    args = arguments(__doc__, QUESTIONS)
 
     rows = []
-    for q, answer, documents in answered(args.home, QUESTIONS):
+    for q, answer, documents in answered(args.home, args.questions):
         titles = {i: f"{d.short_title or ''} {d.title}" for i, d in documents.items()}
         files = {i: Path(d.source_path or "").name for i, d in documents.items()}
         cited = [c for seg in answer.content for c in seg.citations if c.verified]

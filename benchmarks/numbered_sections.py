@@ -32,10 +32,10 @@ def main() -> None:
 
     from ingest.headings import fold
 
-    args = arguments(__doc__)
+    args = arguments(__doc__, QUESTIONS)
 
     rows = []
-    for q, answer, documents in answered(args.home, QUESTIONS):
+    for q, answer, documents in answered(args.home, args.questions):
         files = {i: Path(d.source_path or "").name for i, d in documents.items()}
         cited = [c for seg in answer.content for c in seg.citations if c.verified]
         source = FILES[q["set"].split("_")[0]]
