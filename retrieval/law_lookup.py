@@ -44,7 +44,11 @@ MIN_MENTION = 10  # characters of a document name that a query must contain to n
 LINKING = frozenset("de del la las los el y e en para sobre a al".split())
 # the matter a law's name gives after its type: "ley de amparo", "ley federal del trabajo", "ley general de salud"
 _MATTER = re.compile(r"[a-z]+(?:\s+(?:federal|general|nacional|organica))?\s+(?:de|del|sobre)\s")
-_NAME_END = re.compile(r",|;|\s+(?:por el que|por la que|que |reglamentaria)", re.I)
+_NAME_END = re.compile(r",(?!\s*\d)|;|\s+(?:por el que|por la que|que |reglamentaria)", re.I)  # not a list's commas
+# A title that lists several annexes is each of them: "ANEXOS 11, 12, 13, 23, 30, 31 y 32 de la Resolución Miscelánea
+# Fiscal para 2025" is the "Anexo 13 de la Resolución Miscelánea Fiscal para 2025" a question names.
+_LISTED = re.compile(r"(?P<noun>anexos|ap[eé]ndices)\s+(?P<items>\d+[a-z]?(?:\s*,\s*\d+[a-z]?)*\s+y\s+\d+[a-z]?)\s+"
+                     r"(?P<rest>(?:de|del)\s.+)", re.I)
 CLOSEST = 3  # indexed laws named when a named law is absent
 # Law types whose name alone says which law it is (a decree, an agreement or a notice is named by its whole title,
 # which a question rarely repeats: an unresolved one is not reported absent).
@@ -54,6 +58,16 @@ NAMED_TYPES = frozenset({DocType.constitucion, DocType.ley, DocType.codigo, DocT
 def _name_part(title: str) -> str:
     """The name part of a title: "Ley de Amparo, Reglamentaria de los artículos…" → "Ley de Amparo"."""
     return _NAME_END.split(title, maxsplit=1)[0].strip()
+
+
+def each_listed(title: str) -> list[str]:
+    """The name of each annex a title lists (`_LISTED`), in its own words: "ANEXOS 11, 12 y 13 de la Resolución …"
+    → ["ANEXO 11 de la Resolución …", "ANEXO 12 de la Resolución …", "ANEXO 13 de la Resolución …"]."""
+    m = _LISTED.match(_name_part(title))
+    if m is None:
+        return []
+    items = re.findall(r"\d+[a-z]?", m.group("items"), re.I)
+    return [f"{m.group('noun')[:-1]} {item} {m.group('rest')}" for item in items]
 
 
 def _same_words(name: str, title: str) -> bool:
@@ -131,7 +145,7 @@ class _Entry:
 
 
 def _entry(doc: DocumentInfo) -> _Entry:
-    names = [doc.title, _name_part(doc.title), doc.short_title or "", *doc.aliases]
+    names = [doc.title, _name_part(doc.title), doc.short_title or "", *doc.aliases, *each_listed(doc.title)]
     folded = tuple(dict.fromkeys(fold(n) for n in names if n and n.strip()))
     cores = tuple(dict.fromkeys(qualifiers(n)[0] for n in folded))
     acronyms = {a.upper() for a in doc.aliases if a.isupper() or (a.isalpha() and len(a) <= 8 and " " not in a)}
@@ -281,6 +295,13 @@ class LawCatalog:
                 if len(name.split()) >= 3:
                     found += [(m.start(), m.end(), e.document) for m in re.finditer(re.escape(name), folded)]
         return found
+
+    def written_names(self, query: str) -> list[tuple[int, int, DocumentInfo]]:
+        """The documents whose whole name the query writes out, each where it does: a name inside another's written
+        name ("la Resolución Miscelánea Fiscal para 2025" in "el Anexo 16 de la Resolución …") is part of that one."""
+        found = self._written(query)
+        return [(s, e, doc) for s, e, doc in found
+                if not any(lo <= s and e <= hi and (lo, hi) != (s, e) for lo, hi, _ in found)]
 
     def name_spans(self, query: str) -> list[tuple[int, int]]:
         """Where the query writes out an indexed document's whole name ("del Reglamento de los artículos 121 y 122 de

@@ -235,11 +235,17 @@ def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, li
     # a name's own words ("… de la Ley Federal del Trabajo" inside a Reglamento's name), not the whole name itself
     refs = [r for r in refs if not any(lo <= r.start and r.end <= hi and (lo, hi) != (r.start, r.end)
                                        for lo, hi in spans)]
+    # a document's whole name written out ("el Anexo 14 de la Resolución Miscelánea Fiscal para 2023") names it
+    written: dict[tuple[int, int], list[DocumentInfo]] = {}
+    for s, e, doc in catalog.written_names(query):  # two versions of one law share their name
+        written.setdefault((s, e), []).append(doc)
+    refs = with_unread(refs, [LegalReference(text=query[s:e], start=s, end=e, law=query[s:e],
+                                             law_type=law_type_of(query[s:e])) for s, e in written])
     # "el artículo 27 … de la Constitución" parsed as two references: the law applies to the bare articles too.
     laws = [r for r in refs if r.law or r.constitutional]
     out = []
     for ref in refs:
-        docs = catalog.resolve(ref)
+        docs = written.get((ref.start, ref.end)) or catalog.resolve(ref)
         if not docs and ref.law:
             ref, docs = _before_topic(ref, catalog)
         if not docs and _typed_lower(ref):

@@ -1,0 +1,72 @@
+"""A document the question names by its whole name, or as one of the annexes its title lists, is what the question
+names (`retrieval.question_laws.understood`, `retrieval.law_lookup.each_listed`): the search reports it resolved,
+and the answer does not stand another document's text in for it.
+
+Real DOF text: the RMF 2025's annexes 11, 12, 13, 23, 30, 31 and 32 published as one document ("ANEXOS 11, 12, 13, 23,
+30, 31 y 32 de la Resolución Miscelánea Fiscal para 2025, …"), and the edition of 2023-01-11, which holds the RMF
+2023's Anexo 14 among other acts. The questions are those of benchmarks/fresh_questions.tsv (laws_n, laws_i) and of
+a set written afterwards on these PDFs.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from retrieval.answers import ask
+from retrieval.law_lookup import each_listed
+from retrieval.legal_search import legal_search
+from retrieval.settings import Settings
+from tests.index_fixtures import build_index
+
+LISTED = "ANEXOS 11, 12, 13, 23, 30, 31 y 32 de la Resolución Miscelánea Fiscal para 2025"
+ANEXO_14 = "ANEXO 14 de la Resolución Miscelánea Fiscal para 2023"
+
+
+@pytest.fixture(scope="module")
+def rmf_index(tmp_path_factory):
+    home = tmp_path_factory.mktemp("rmf") / "home"
+    with build_index(home, ["dof_2025-01-14_RMF2025_anexo13_landscape.pdf",
+                            "dof_2023-01-11_MAT_first20pages.pdf"]) as idx:
+        yield idx
+
+
+def test_a_title_listing_annexes_names_each_of_them():
+    """The title as the DOF prints it (tests/data/identity_truth.tsv); its date after the list is not the name."""
+    title = f"{LISTED}, publicada el 30 de diciembre de 2024."
+    assert each_listed(title)[2] == "ANEXO 13 de la Resolución Miscelánea Fiscal para 2025"
+    assert [n.split()[1] for n in each_listed(title)] == ["11", "12", "13", "23", "30", "31", "32"]
+    assert each_listed(f"{ANEXO_14}, publicada el 27 de diciembre de 2022.") == []
+
+
+@pytest.mark.parametrize("question", [
+    "¿Quién firmó el Anexo 13 de la Resolución Miscelánea Fiscal para 2025 y por qué no lo firmó el jefe del SAT?",
+    "¿Qué contiene el Anexo 31 de la Resolución Miscelánea Fiscal para 2025?",
+])
+def test_an_annex_the_title_lists_is_resolved_to_that_document(rmf_index, question):
+    refs = legal_search(rmf_index, question, k=8).references
+    assert [(r.resolved, r.titles[0][:len(LISTED)]) for r in refs] == [(True, LISTED)], refs
+
+
+def test_an_annex_the_title_does_not_list_is_not_that_document(rmf_index):
+    """Anexo 14 of 2025 is not among 11, 12, 13, 23, 30, 31 and 32 (nor the Anexo 14 of 2023)."""
+    refs = legal_search(rmf_index, "¿Qué contiene el Anexo 14 de la Resolución Miscelánea Fiscal para 2025?",
+                        k=8).references
+    assert not any(r.resolved for r in refs), refs
+
+
+def test_a_document_named_by_its_whole_name_is_not_answered_from_another(rmf_index):
+    """The Anexo 14 of 2023 written out: the search reports it resolved, and the answer cites that annex or says it
+    found nothing — not the edition's next act (the Tabasco "Ampliación al Anexo de Asignación…", which the answer
+    quoted before, flagged as not addressing the question)."""
+    question = ("¿Qué periodo cubre la información de donatarias autorizadas del Anexo 14 de la Resolución Miscelánea "
+                "Fiscal para 2023?")
+    refs = legal_search(rmf_index, question, k=8).references
+    assert [(r.resolved, r.titles[0][:len(ANEXO_14)]) for r in refs] == [(True, ANEXO_14)], refs
+    settings = Settings(home=rmf_index.settings.home, answerer="extractive", judge="offline", _env_file=None)
+    answer = ask(rmf_index, question, k=8, settings=settings)
+    data = json.loads(answer.model_dump_json())
+    cited = [c for seg in answer.content for c in seg.citations]
+    assert all(ANEXO_14 in c.label or c.doc_id == refs[0].doc_ids[0] for c in cited), [c.label for c in cited]
+    assert data["found"] is bool(cited)
