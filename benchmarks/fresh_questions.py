@@ -32,7 +32,10 @@ RMF's annexes 13 and 16, two DOF editions, Durango's Acuerdo, the labour bulleti
 middle and back, two on laws not indexed) and `laws_o` (30 written the same way on 2026-12-06 before that day's
 code was written: a third short, a third situational, a third naming the law without its article) and `laws_p`
 (24 written the same way after that day's rule on a told case was written and before it was measured: every one a
-situation told in everyday words, then the question). `expected` is
+situation told in everyday words, then the question) and `laws_q` (40 written the same way on 2026-12-06, fourth
+session, before that session's code: a dozen on the five laws' middle and back, eight on Ley 99, the GDPR, Durango's
+law and other texts with articles, eight on texts without articles — annexes, notices, two judgments —, eight told
+as a situation, four on laws not indexed; their `doc:` keys set to words of the titles as printed). `expected` is
 `LAW:ARTICLE` (right when a verified citation of that law is that article), `file:PDF|WORDS` (the first
 citation's document was ingested from that PDF and a cited span states WORDS: a text whose printed title is no
 name to key on, as a NOM chapter's "DISPOSICIONES GENERALES"),

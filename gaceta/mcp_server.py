@@ -79,7 +79,9 @@ class SearchHit(BaseModel):
     notes: list[str] = Field([], description="Amendment notes printed in the passage.")
     via: str = Field("search", description="\"reference\": a provision the query names, looked up; \"identifier\": "
                      "a passage holding a number the query names an entry by (\"el juicio 5929/20\"); \"opening\": "
-                     "an article whose opening answers the query; \"search\" otherwise.")
+                     "an article whose opening answers the query; \"definition\": a passage defining the term the "
+                     "query asks the meaning of; \"disposition\": a judgment's operative part, for a query asking how "
+                     "a case was decided; \"search\" otherwise.")
     link: str = Field(description="The page view that shows the passage highlighted on its first PDF page "
                       "(relative to the `gaceta serve` address when no server runs).")
 

@@ -412,15 +412,19 @@ class Index:
         order = {d: i for i, d in enumerate(doc_ids)}
         return sorted(found, key=lambda cd: (order.get(cd[0].doc_id, len(order)), cd[0].index))
 
+    def body(self, doc_id: str) -> list[Chunk]:
+        """The chunks of one document's body (`BODY_ROLES`), articles or not, in document order: the whole text of a
+        judgment or a notice, less its index and appended decrees."""
+        payloads = self.store.role_payloads([doc_id], [r.value for r in BODY_ROLES])
+        return sorted((_parse(p)[0] for p in payloads), key=lambda c: c.index)
+
     def articles(self, doc_id: str, articles: Sequence[str] | None = None) -> list[Chunk]:
         """The chunks of one document's own articles (`BODY_ROLES`: not its index, preamble, transitory articles or
         appended reform decrees) — all of them, or those of `articles` (canonical keys) — in document order,
         whatever version of its law the document is (the history and diff of a law read every version)."""
         if articles is None:
-            payloads = self.store.role_payloads([doc_id], [r.value for r in BODY_ROLES])
-        else:
-            payloads = self.store.provision_payloads([doc_id], articles)
-        found = [_parse(p)[0] for p in payloads]
+            return [c for c in self.body(doc_id) if c.article]
+        found = [_parse(p)[0] for p in self.store.provision_payloads([doc_id], articles)]
         return sorted((c for c in found if c.article and c.role in BODY_ROLES), key=lambda c: c.index)
 
     def reform_decrees(self, doc_ids: Sequence[str], articles: Sequence[str]) -> list[tuple[Chunk, DocumentInfo]]:

@@ -20,6 +20,7 @@ from retrieval.index import DEFAULT_PREFETCH, Index, Search
 from retrieval.law_lookup import CONTEXT_DOCS, LawCatalog, names_a_law, report
 from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode, SearchResult
 from retrieval.question_laws import understood
+from retrieval.rulings import DECIDING, asks_outcome, disposing_chunks
 from retrieval.text_analysis import analyze, content_terms, identifiers
 
 MAX_PROVISION_CHUNKS = 12  # chunks of named articles a result may lead with
@@ -101,6 +102,7 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     merged = list(looked_up.values()) + [h for h in hits if h.chunk.chunk_id not in looked_up]
     merged = _identified(query, refs, catalog, merged)
     merged = _defining(index, query, merged, scope)
+    merged = _disposing(index, query, merged)
     opened: dict[tuple[str, str], int] = {}
     # openings cover a law's own body: not a named article (the lookup decides) nor an entry named by its number
     # (the hits holding it), not a question about reforms, transitory rules or dates (answered outside the body),
@@ -153,6 +155,25 @@ def _defining(index: Index, query: str, hits: list[SearchHit], scope: list[str])
             marked += [SearchHit(chunk=c, document=d, score=0.0, rank=1, via="definition")
                        for c, d in index.provisions([doc_id], [article]) if c.chunk_id == chunk_id]
     return marked
+
+
+def _disposing(index: Index, query: str, hits: list[SearchHit]) -> list[SearchHit]:
+    """`hits` with the chunks that open the operative part of the judgments among the best of them (`rulings`: "Por
+    estas consideraciones … se rechazan los recursos…", "For the reasons elucidated above, the … appeal is
+    dismissed…") marked via "disposition", for a question asking how a case was decided: the reranker weighs them as
+    a named article. Those the search did not find are added: the facts and reasons share the question's words."""
+    if not asks_outcome(query):
+        return hits
+    documents = {h.chunk.doc_id: h.document for h in hits}
+    judgments = [doc_id for doc_id, doc in documents.items() if doc.doc_type in DECIDING][:CONTEXT_DOCS]
+    disposing = {chunk.chunk_id: chunk for chunk in disposing_chunks(index, judgments)}
+    if not disposing:
+        return hits
+    marked = [h.model_copy(update={"via": "disposition"}) if h.via == "search" and h.chunk.chunk_id in disposing
+              else h for h in hits]
+    held = {h.chunk.chunk_id for h in marked}
+    return marked + [SearchHit(chunk=chunk, document=documents[chunk.doc_id], score=0.0, rank=1, via="disposition")
+                     for chunk_id, chunk in disposing.items() if chunk_id not in held]
 
 
 def _identified(query: str, refs: list[tuple[LegalReference, list]], catalog: LawCatalog,

@@ -54,7 +54,7 @@ TITLED = 0.5  # an article title holding half a question's terms, and nothing el
 CANDIDATES = 30  # first-stage hits the reranker sees
 # a hit in what the question names: an article looked up, an entry's number, the sentence defining the term it asks
 # the meaning of
-NAMED_VIA = ("reference", "identifier", "definition")
+NAMED_VIA = ("reference", "identifier", "definition", "disposition")
 FUSED_K = 10
 
 # A query about reforms, transitory rules, dates of entry into force or repeal asks for those roles too. "Adicionar"

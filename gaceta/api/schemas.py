@@ -287,7 +287,9 @@ class Hit(BaseModel):
     label: str = Field("", description="As a lawyer cites it: \"Ley de Amparo, art. 17, p. 9\".")
     via: str = Field("search", description="\"search\" (hybrid/dense/bm25), \"reference\" (a reference the query "
                      "names, looked up), \"identifier\" (a search hit holding a number the query names an entry "
-                     "by: \"el juicio 5929/20\") or \"opening\" (an article whose opening answers the query).")
+                     "by: \"el juicio 5929/20\"), \"opening\" (an article whose opening answers the query), "
+                     "\"definition\" (a passage defining the term the query asks the meaning of) or \"disposition\" "
+                     "(a judgment's operative part, for a query asking how a case was decided).")
     features: dict[str, float] = Field({}, description="The reranker's features and score, when it ran.")
 
     @classmethod

@@ -61,6 +61,7 @@ from retrieval.answers.base import Draft, DraftEvent, claim, replay, sentences_o
 from retrieval.answers.models import TextSegment
 from retrieval.models import SearchHit
 from retrieval.definitions import defined_term, defines
+from retrieval.rulings import DECIDING, asks_outcome, disposes
 from retrieval.rerank import (ROLE_WEIGHTS, article_heading, article_title, asks_about_history, division_names,
                               term_matches)
 from retrieval.text_analysis import case_terms, content_terms, kinds
@@ -129,7 +130,7 @@ class ExtractiveAnswerer:
         if not cands:
             return []
         reach = self._score(question, cands)
-        _definition_first(question, cands)
+        _form_first(question, cands)
         opening = self._opening(question, hits)
         ranked = sorted(cands, key=lambda c: (-c.score, c.rank, c.span.start))
         best = ranked[0].score
@@ -306,8 +307,11 @@ def _names(doc: DocumentInfo) -> list[str]:
 
 
 def _provision(cand: Candidate) -> tuple:
-    """The provision a candidate lies in: its document's article, or the document where it has none."""
-    return cand.hit.chunk.doc_id, cand.hit.chunk.article
+    """The provision a candidate lies in, which the answer quotes as one in reading order: its document's article,
+    or, where it has none (a judgment, a notice, an annex), its passage (its chunk): passages pages apart are read
+    best first, as articles are."""
+    chunk = cand.hit.chunk
+    return (chunk.doc_id, chunk.article) if chunk.article else (chunk.doc_id, None, chunk.index)
 
 
 def _title_terms(hit: SearchHit) -> set[str]:
@@ -390,15 +394,32 @@ def _is_note(hit: SearchHit, span: Sentence) -> bool:
     return any(n.start < span.end and span.start < n.end for n in hit.chunk.notes)
 
 
+# how a sentence ends: a stop, a colon or semicolon, a closing bracket or quote after one
+_ENDS = re.compile(r"[.!?:;…][\s)\]\"'”’»*_]*$|[)\]]$")
+
+
+def _whole(cand: Candidate) -> Sentence:
+    """The candidate's sentence, and its rest when a break the page put inside it split it in two: it stops
+    without ending (`_ENDS`) and the next unit of its chunk opens in lower case ("the Chapel's appeal is" /
+    "dismissed without prejudice for lack of appellate jurisdiction.")."""
+    span = cand.span
+    following = [s for s in sentences_of(cand.hit.chunk) if s.start >= span.end]
+    while following and not _ENDS.search(cand.hit.chunk.sentence_text(span)) \
+            and cand.hit.chunk.sentence_text(following[0])[:1].islower() and not _is_note(cand.hit, following[0]):
+        span = Sentence(start=span.start, end=following.pop(0).end)
+    return span
+
+
 def _with_enumeration(cand: Candidate, hits: list[SearchHit]) -> list[Sentence]:
-    """The sentence, and when it ends in ":" the items it announces (also from the next chunk, when retrieved),
-    as runs of consecutive sentences: an amendment note between items ends a run and is skipped."""
-    if not cand.text.rstrip().endswith(":"):
-        return [cand.span]
+    """The sentence (`_whole`), and when it ends in ":" the items it announces (also from the next chunk, when
+    retrieved), as runs of consecutive sentences: an amendment note between items ends a run and is skipped."""
+    whole = _whole(cand)
+    if not cand.hit.chunk.sentence_text(whole).rstrip().endswith(":"):
+        return [whole]
     chunks = {(h.chunk.doc_id, h.chunk.index): h for h in hits}
-    runs = [Sentence(start=cand.span.start, end=cand.span.end)]
-    size = cand.span.end - cand.span.start
-    hit, after, broken = cand.hit, cand.span.end, False
+    runs = [Sentence(start=whole.start, end=whole.end)]
+    size = whole.end - whole.start
+    hit, after, broken = cand.hit, whole.end, False
     while hit is not None:
         for span in sentences_of(hit.chunk):
             if span.start < after:
@@ -432,14 +453,20 @@ def _owner(span: Sentence, hits: list[SearchHit]) -> str | None:
 _ENTRY_TITLE = 60
 
 
-def _definition_first(question: str, cands: list[Candidate]) -> None:
-    """A question asking what a term means (`definitions.defined_term`) is answered first by the sentence that
-    defines it (`definitions.defines`: "Es calumnia la imputación…", "(1) 'personal data' means…"), not by one that
-    only uses it: the best-scored defining sentence is raised to the best score of all."""
+def _form_first(question: str, cands: list[Candidate]) -> None:
+    """A question whose answer a legal text gives in a form of its own is answered first by the sentence in that
+    form, not by one that only shares its words: what a term means, by the sentence that defines it
+    (`definitions.defines`: "Es calumnia la imputación…", "(1) 'personal data' means…"); how a case was decided, by
+    the sentence of a judgment that opens its operative part (`rulings.disposes`: "Por estas consideraciones … se
+    rechazan los recursos…"). The best-scored such sentence is raised to the best score of all."""
     term = defined_term(question)
-    defining = [c for c in cands if term is not None and c.score > 0 and defines(c.text, term)]
-    if defining:
-        lead = max(defining, key=lambda c: (c.score, -c.rank))
+    outcome = asks_outcome(question)
+    if term is None and not outcome:
+        return
+    shaped = [c for c in cands if c.score > 0 and (term is not None and defines(c.text, term) or outcome
+                                                  and c.hit.document.doc_type in DECIDING and disposes(c.text))]
+    if shaped:
+        lead = max(shaped, key=lambda c: (c.score, -c.rank))
         lead.score = max(c.score for c in cands) * (1 + 1e-6)
 
 
