@@ -26,6 +26,9 @@ _ASKS = re.compile(
     r"\b(?:como|en\s+que)\s+(?:se\s+)?(?:termino|terminaron|concluyo|acabo|resolvio|decidio|fallo)\b"
     r"|\bque\s+(?:resolvio|decidio|fallo|determino|sentencio)\b"
     r"|\bcual\s+(?:fue|es)\s+(?:el\s+(?:fallo|resultado|sentido\s+del\s+fallo)|la\s+(?:resolucion|decision)\s+final)\b"
+    # was it granted? ("¿Se acogió el recurso de casación…?", "Was the appeal dismissed?"): what happened, not the rule
+    r"|\b(?:se\s+)?(?:acogio|rechazo|desestimo|confirmo|revoco|anulo|prospero)\s+(?:el|la|los|las)\s"
+    r"|\b(?:was|were)\s+(?:the\s+)?(?:[\w'’]+\s+){0,3}?(?:granted|denied|dismissed|affirmed|reversed|vacated|upheld)\b"
     r"|\bhow\s+did\s+.{0,80}?\b(?:resolve|rule|decide|dispose\s+of|end)\b"
     r"|\bwhat\s+did\s+.{0,60}?\b(?:hold|decide|rule)\b"
     r"|\b(?:outcome|disposition)\s+of\b")

@@ -42,6 +42,9 @@ def _answer(index, question):
 def test_what_asks_how_a_case_was_decided():
     assert asks_outcome(CHILE) and asks_outcome(FIRST_CIRCUIT)
     assert asks_outcome("¿Qué resolvió la Suprema Corte en el amparo en revisión 1234/2023?")
+    assert asks_outcome("¿Se acogió el recurso de casación de Inmobiliaria El Bosque?")
+    assert asks_outcome("Was the Chapel's appeal dismissed?")
+    assert not asks_outcome("¿Se rechaza la demanda si no se acompañan los documentos?")  # what the rule is
     assert not asks_outcome("¿Qué plazas de libre designación resolvió el Ministerio en abril de 2024?")
     assert not asks_outcome("¿Cómo se elige al Presidente de la República?")
     assert not asks_outcome("¿Se le puede cobrar al arrendatario la multa diaria por atraso pactada en el contrato?")
