@@ -158,21 +158,19 @@ def _defining(index: Index, query: str, hits: list[SearchHit], scope: list[str])
 
 
 def _disposing(index: Index, query: str, hits: list[SearchHit]) -> list[SearchHit]:
-    """`hits` with the chunks that open the operative part of the judgments among the best of them (`rulings`: "Por
+    """`hits` with the chunks that open the operative part of the judgment the search ranks best (`rulings`: "Por
     estas consideraciones … se rechazan los recursos…", "For the reasons elucidated above, the … appeal is
     dismissed…") marked via "disposition", for a question asking how a case was decided: the reranker weighs them as
-    a named article. Those the search did not find are added: the facts and reasons share the question's words."""
-    if not asks_outcome(query):
+    a named article. Those the search did not find are added: the facts and reasons share the question's words. Only
+    the best hit's document is read: another judgment among the hits decided another case."""
+    if not hits or not asks_outcome(query) or hits[0].document.doc_type not in DECIDING:
         return hits
-    documents = {h.chunk.doc_id: h.document for h in hits}
-    judgments = [doc_id for doc_id, doc in documents.items() if doc.doc_type in DECIDING][:CONTEXT_DOCS]
-    disposing = {chunk.chunk_id: chunk for chunk in disposing_chunks(index, judgments)}
-    if not disposing:
-        return hits
+    judgment = hits[0].document
+    disposing = {chunk.chunk_id: chunk for chunk in disposing_chunks(index, [judgment.doc_id])}
     marked = [h.model_copy(update={"via": "disposition"}) if h.via == "search" and h.chunk.chunk_id in disposing
               else h for h in hits]
     held = {h.chunk.chunk_id for h in marked}
-    return marked + [SearchHit(chunk=chunk, document=documents[chunk.doc_id], score=0.0, rank=1, via="disposition")
+    return marked + [SearchHit(chunk=chunk, document=judgment, score=0.0, rank=1, via="disposition")
                      for chunk_id, chunk in disposing.items() if chunk_id not in held]
 
 

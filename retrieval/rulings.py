@@ -6,8 +6,9 @@ casación…", "Por lo expuesto y fundado, se resuelve:", "FALLAMOS:", "For the 
 appeal is dismissed…", "Affirmed." A question asking how a case ended ("¿Cómo terminó el juicio…?", "¿Qué resolvió la
 Corte Suprema…?", "How did the First Circuit resolve … appeal?", "What did the court hold?") is answered by that
 part (`asks_outcome`, `disposes`), which the search ranks below the facts and reasons that share the question's words
-(the parties, the claim, the court). So it is looked for by its form in the judgments among the best hits
-(`disposing_chunks`), and the offline answerer leads with it.
+(the parties, the claim, the court). So it is looked for by its form in the judgment the search ranks best — the
+case the question is about; another judgment among the hits decided another case — (`disposing_chunks`), and the
+offline answerer leads with it.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from ingest.headings import fold
 from ingest.models import Chunk, DocType
 from ingest.sentences import split_sentences
 
-# Documents that decide a case: a court's judgment, a court's or an authority's auto.
-DECIDING = frozenset({DocType.sentencia, DocType.auto})
+# Documents that may decide a case: a court's judgment, a court's or an authority's auto, and a document whose type
+# the gazette's conventions do not give (an opinion filed as a scan: "WORKERS' COMPENSATION APPEALS BOARD … v. …").
+DECIDING = frozenset({DocType.sentencia, DocType.auto, DocType.otro})
 
 _ASKS = re.compile(
     r"\b(?:como|en\s+que)\s+(?:se\s+)?(?:termino|terminaron|concluyo|acabo|resolvio|decidio|fallo)\b"
@@ -39,7 +41,9 @@ _DISPOSES = re.compile(
     r"|por\s+lo\s+(?:anteriormente\s+|antes\s+)?expuesto\b"
     r"|(?:se\s+)?resuelve\s*:|fallamos\b|fallo\s*:"
     r"|for\s+(?:the|these|all\s+the)\s+(?:\w+\s+){0,2}?reasons\b"
-    r"|(?:affirmed|reversed|vacated|dismissed|so\s+ordered)\b)")
+    r"|(?:affirmed|reversed|vacated|dismissed|so\s+ordered)\b)"
+    # a court disposing in its own voice: "Having carefully reviewed the record, we reverse the trial court's decision"
+    r"|\bwe\s+(?:hereby\s+)?(?:affirm|reverse|vacate|dismiss|remand)\b")
 
 
 def asks_outcome(question: str) -> bool:

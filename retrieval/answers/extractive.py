@@ -61,7 +61,7 @@ from retrieval.answers.base import Draft, DraftEvent, claim, replay, sentences_o
 from retrieval.answers.models import TextSegment
 from retrieval.models import SearchHit
 from retrieval.definitions import defined_term, defines
-from retrieval.rulings import DECIDING, asks_outcome, disposes
+from retrieval.rulings import disposes
 from retrieval.rerank import (ROLE_WEIGHTS, article_heading, article_title, asks_about_history, division_names,
                               term_matches)
 from retrieval.text_analysis import case_terms, content_terms, kinds
@@ -457,14 +457,12 @@ def _form_first(question: str, cands: list[Candidate]) -> None:
     """A question whose answer a legal text gives in a form of its own is answered first by the sentence in that
     form, not by one that only shares its words: what a term means, by the sentence that defines it
     (`definitions.defines`: "Es calumnia la imputación…", "(1) 'personal data' means…"); how a case was decided, by
-    the sentence of a judgment that opens its operative part (`rulings.disposes`: "Por estas consideraciones … se
-    rechazan los recursos…"). The best-scored such sentence is raised to the best score of all."""
+    the sentence that opens the operative part of the judgment the search found it asks about (`rulings.disposes`,
+    in a chunk the search marked via "disposition": "Por estas consideraciones … se rechazan los recursos…"). The
+    best-scored such sentence is raised to the best score of all."""
     term = defined_term(question)
-    outcome = asks_outcome(question)
-    if term is None and not outcome:
-        return
-    shaped = [c for c in cands if c.score > 0 and (term is not None and defines(c.text, term) or outcome
-                                                  and c.hit.document.doc_type in DECIDING and disposes(c.text))]
+    shaped = [c for c in cands if c.score > 0 and (term is not None and defines(c.text, term)
+                                                  or c.hit.via == "disposition" and disposes(c.text))]
     if shaped:
         lead = max(shaped, key=lambda c: (c.score, -c.rank))
         lead.score = max(c.score for c in cands) * (1 + 1e-6)

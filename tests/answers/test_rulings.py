@@ -55,6 +55,9 @@ def test_what_opens_an_operative_part():
     assert disposes("Por estas consideraciones y visto, además, lo dispuesto en las normas legales citadas y en los "
                     "artículos 764, 765, 766, 767 y 768 del Código de Procedimiento Civil, se rechazan el recurso…")
     assert disposes("For the reasons elucidated above, the Chapel's appeal is")
+    # the Tennessee Workers' Compensation Appeals Board (scan_us_tn_workers_comp_appeals_opinion.pdf, OCR'd)
+    assert disposes("Having carefully reviewed the record, we reverse the trial court’s decision and remand the case "
+                    "for entry of an order granting the employer’s motion for summary judgment.")
     assert not disposes("VIGÉSIMO: Que, consecuencia de todo lo antes razonado, es que la sentencia impugnada no ha "
                         "incurrido en los yerros jurídicos de fondo que se le atribuyen…")
     assert not disposes("On May 9, the district court issued a thoughtful rescript, in which it denied the Chapel's "
@@ -82,3 +85,11 @@ def test_a_question_on_a_judgments_reasons_is_not_answered_by_its_operative_part
     question = ("En el fallo de la Corte Suprema chilena de julio de 2024 sobre imprevisión, ¿por qué no se le rebajó "
                 "la renta a la arrendataria pese a las restricciones por covid?")
     assert not any(h.via == "disposition" for h in legal_search(courts_index, question, k=8).hits)
+
+
+def test_a_case_not_indexed_is_not_answered_by_another_judgments_operative_part(courts_index):
+    """The Tennessee opinion is not in this index: the First Circuit's "appeal is dismissed…" decided another case."""
+    answer, cited = _answer(courts_index, "How did the Tennessee Workers' Compensation Appeals Board resolve the "
+                                          "employer's appeal in Goodwin v. Morristown Driver's Services?")
+    assert not any("dismissed without prejudice" in c.cited_text for c in cited), answer.text
+
