@@ -55,8 +55,8 @@ class SearchHit(BaseModel):
     via: str = "search"  # "search" (hybrid/dense/bm25 retrieval), "reference" (looked up by a parsed reference),
     # "identifier" (a search hit holding a number the question names an entry by: "el juicio 5929/20"), "opening"
     # (an article whose opening answers the question) or "definition" (a search hit that defines the term the
-    # question asks the meaning of: `retrieval.definitions`) or "disposition" (a chunk of a judgment among the best hits
-    # that opens its operative part, for a question asking how the case was decided: `retrieval.rulings`)
+    # question asks the meaning of: `retrieval.definitions`) or "disposition" (a chunk of the judgment the search ranks
+    # best that opens its operative part, for a question asking how the case was decided: `retrieval.rulings`)
     features: dict[str, float] = {}  # the reranker's features and score, when it ran
     versioned: bool = False  # the index holds several versions of this hit's law: its label names the version
 

@@ -52,7 +52,8 @@ def asks_outcome(question: str) -> bool:
 
 
 def disposes(sentence: str) -> bool:
-    """Is the sentence the one that opens a judgment's operative part, or its bare disposition ("Affirmed.")?"""
+    """Is the sentence the one that opens a judgment's operative part, its bare disposition ("Affirmed."), or the
+    court disposing in its own voice ("… we reverse the trial court's decision")?"""
     return bool(_DISPOSES.search(fold(sentence).strip()))
 
 
