@@ -2,13 +2,14 @@
 
 A judgment states its decision in one place and one form: after the facts and the reasons, a formula opens the part
 that disposes of the case — "Por estas consideraciones y visto, además, lo dispuesto en … se rechazan los recursos de
-casación…", "Por lo expuesto y fundado, se resuelve:", "FALLAMOS:", "For the reasons elucidated above, the Chapel's
-appeal is dismissed…", "Affirmed." A question asking how a case ended ("¿Cómo terminó el juicio…?", "¿Qué resolvió la
-Corte Suprema…?", "How did the First Circuit resolve … appeal?", "What did the court hold?") is answered by that
-part (`asks_outcome`, `disposes`), which the search ranks below the facts and reasons that share the question's words
-(the parties, the claim, the court). So it is looked for by its form in the judgment the search ranks best — the
-case the question is about; another judgment among the hits decided another case — (`disposing_chunks`), and the
-offline answerer leads with it.
+casación…" (Chile), "Por lo expuesto y fundado, se resuelve:" (Mexico), "En mérito de lo expuesto, la Corte …
+RESUELVE:" (Colombia), "Por todo lo expuesto … FALLAMOS:" (Spain), "For the reasons elucidated above, the Chapel's
+appeal is dismissed…", "Affirmed." (the United States). A question asking how a case ended ("¿Cómo terminó el
+juicio…?", "¿Qué resolvió la Corte Suprema…?", "How did the First Circuit resolve … appeal?", "What did the court
+hold?") is answered by that part (`asks_outcome`, `disposes`), which the search ranks below the facts and reasons
+that share the question's words (the parties, the claim, the court). So it is looked for by its form in the judgment
+the search ranks best — the case the question is about; another judgment among the hits decided another case —
+(`disposing_chunks`), and the offline answerer leads with it.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ _ASKS = re.compile(
 _DISPOSES = re.compile(
     r"^(?:por\s+(?:estas|tales|las\s+anteriores|las\s+razones|los\s+fundamentos)\s+(?:\w+\s+){0,3}?"
     r"(?:consideraciones|razones|fundamentos|motivos)\b"
-    r"|por\s+lo\s+(?:anteriormente\s+|antes\s+)?expuesto\b"
+    r"|por\s+(?:todo\s+)?lo\s+(?:anteriormente\s+|antes\s+)?expuesto\b"  # Mexico, Spain ("Por todo lo expuesto…")
+    r"|en\s+(?:merito|virtud)\s+de\s+lo\s+(?:anteriormente\s+)?expuesto\b"  # Colombia ("En mérito de lo expuesto…")
     r"|(?:se\s+)?resuelve\s*:|fallamos\b|fallo\s*:"
     r"|for\s+(?:the|these|all\s+the)\s+(?:\w+\s+){0,2}?reasons\b"
     r"|(?:affirmed|reversed|vacated|dismissed|so\s+ordered)\b)"

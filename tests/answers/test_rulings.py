@@ -58,6 +58,12 @@ def test_what_opens_an_operative_part():
     # the Tennessee Workers' Compensation Appeals Board (scan_us_tn_workers_comp_appeals_opinion.pdf, OCR'd)
     assert disposes("Having carefully reviewed the record, we reverse the trial court’s decision and remand the case "
                     "for entry of an order granting the employer’s motion for summary judgment.")
+    # the formulas of the other systems, as their courts print them
+    assert disposes("Por lo expuesto y fundado, se resuelve:")
+    assert disposes("En mérito de lo expuesto, la Sala de Casación Civil de la Corte Suprema de Justicia, "
+                    "administrando justicia en nombre de la República y por autoridad de la ley, RESUELVE:")
+    assert disposes("Por todo lo expuesto, en nombre del Rey y por la autoridad que le confiere la Constitución, esta "
+                    "Sala ha decidido:")
     assert not disposes("VIGÉSIMO: Que, consecuencia de todo lo antes razonado, es que la sentencia impugnada no ha "
                         "incurrido en los yerros jurídicos de fondo que se le atribuyen…")
     assert not disposes("On May 9, the district court issued a thoughtful rescript, in which it denied the Chapel's "
