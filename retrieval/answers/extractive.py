@@ -401,11 +401,12 @@ _ENDS = re.compile(r"[.!?:;…][\s)\]\"'”’»*_]*$|[)\]]$")
 def _whole(cand: Candidate) -> Sentence:
     """The candidate's sentence, and its rest when a break the page put inside it split it in two: it stops
     without ending (`_ENDS`) and the next unit of its chunk opens in lower case ("the Chapel's appeal is" /
-    "dismissed without prejudice for lack of appellate jurisdiction.")."""
+    "dismissed without prejudice for lack of appellate jurisdiction."), up to `MAX_SPAN_CHARS` in all."""
     span = cand.span
     following = [s for s in sentences_of(cand.hit.chunk) if s.start >= span.end]
     while following and not _ENDS.search(cand.hit.chunk.sentence_text(span)) \
-            and cand.hit.chunk.sentence_text(following[0])[:1].islower() and not _is_note(cand.hit, following[0]):
+            and cand.hit.chunk.sentence_text(following[0])[:1].islower() and not _is_note(cand.hit, following[0]) \
+            and following[0].end - span.start <= MAX_SPAN_CHARS:
         span = Sentence(start=span.start, end=following.pop(0).end)
     return span
 

@@ -107,3 +107,23 @@ def test_a_lone_roman_numeral_still_ends_a_sentence():
     text = "Las reformas se publicaron en el siglo XX. Después vino el Capítulo II. De los derechos humanos."
     assert [text[a:b] for a, b in sentence_spans(text)] == [
         "Las reformas se publicaron en el siglo XX.", "Después vino el Capítulo II.", "De los derechos humanos."]
+
+
+def test_a_sentence_a_blank_line_broke_is_cited_whole_and_bounded(answerer):
+    """The First Circuit's "the Chapel's appeal is" / "dismissed without prejudice…" (a blank line inside one
+    sentence, as the PDF's text has it) is cited as one sentence; a run of lower-case units after a sentence that
+    never ends is cut at `extractive.MAX_SPAN_CHARS`."""
+    from retrieval.answers.extractive import MAX_SPAN_CHARS
+
+    broken = ("For the reasons elucidated above, the Chapel's appeal is\n\n"
+              "dismissed without prejudice for lack of appellate jurisdiction. The parties shall bear their own costs.")
+    answer = answer_hits("How did the court resolve the Chapel's appeal?", make_hits([broken]), answerer)
+    first = [c for seg in answer.content for c in seg.citations][0]
+    assert first.verified and first.cited_text.endswith("for lack of appellate jurisdiction."), first.cited_text
+
+    endless = "the Chapel's appeal is pending before the court and\n\n" + "\n\n".join(
+        f"still more words about the appeal number {i} without an end" for i in range(60))
+    answer = answer_hits("How did the court resolve the Chapel's appeal?", make_hits([endless]), answerer)
+    cites = [c for seg in answer.content for c in seg.citations]
+    assert cites and all(c.verified and len(c.cited_text) <= MAX_SPAN_CHARS for c in cites), \
+        [len(c.cited_text) for c in cites]
