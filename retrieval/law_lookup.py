@@ -70,6 +70,13 @@ def each_listed(title: str) -> list[str]:
     return [f"{m.group('noun')[:-1]} {item} {m.group('rest')}" for item in items]
 
 
+def outermost(found: list[tuple[int, int, DocumentInfo]]) -> list[tuple[int, int, DocumentInfo]]:
+    """The written names of `found` (`LawCatalog.written_names`) that lie inside no other: "la Resolución Miscelánea
+    Fiscal para 2025" in "el Anexo 16 de la Resolución …" is part of the annex's name."""
+    return [(s, e, doc) for s, e, doc in found
+            if not any(lo <= s and e <= hi and (lo, hi) != (s, e) for lo, hi, _ in found)]
+
+
 def _same_words(name: str, title: str) -> bool:
     """Is every word of a named law (both folded) a word of the document's name, inflected ("Sociedad",
     "Sociedades": one stem) or mistyped by one letter ("Enjuciamiento")? A word of its own names another law however
@@ -285,7 +292,9 @@ class LawCatalog:
             scored[label] = max(scored.get(label, 0.0), score)
         return [label for label, _ in sorted(scored.items(), key=lambda kv: -kv[1])[:n]]
 
-    def _written(self, query: str) -> list[tuple[int, int, DocumentInfo]]:
+    def written_names(self, query: str) -> list[tuple[int, int, DocumentInfo]]:
+        """The documents whose whole name (three words or more) the query writes out, each where it does, names
+        written inside others' included (`outermost` leaves them out)."""
         folded = fold(query)
         if len(folded) != len(query):  # offsets of the folded text must be the query's
             return []
@@ -296,22 +305,15 @@ class LawCatalog:
                     found += [(m.start(), m.end(), e.document) for m in re.finditer(re.escape(name), folded)]
         return found
 
-    def written_names(self, query: str) -> list[tuple[int, int, DocumentInfo]]:
-        """The documents whose whole name the query writes out, each where it does: a name inside another's written
-        name ("la Resolución Miscelánea Fiscal para 2025" in "el Anexo 16 de la Resolución …") is part of that one."""
-        found = self._written(query)
-        return [(s, e, doc) for s, e, doc in found
-                if not any(lo <= s and e <= hi and (lo, hi) != (s, e) for lo, hi, _ in found)]
-
     def name_spans(self, query: str) -> list[tuple[int, int]]:
         """Where the query writes out an indexed document's whole name ("del Reglamento de los artículos 121 y 122 de
         la Ley Federal del Trabajo"): a reference inside such a span is part of that name, not a law of its own."""
-        return [(start, end) for start, end, _ in self._written(query)]
+        return [(start, end) for start, end, _ in self.written_names(query)]
 
     def written_out(self, query: str) -> list[str]:
         """The documents whose whole name (three words or more) the query writes out, however typed: "¿Qué contiene el
         Anexo 16 de la Resolución Miscelánea Fiscal para 2025?" names that annex as a law's name names the law."""
-        return list(dict.fromkeys(doc.doc_id for _, _, doc in self._written(query)))
+        return list(dict.fromkeys(doc.doc_id for _, _, doc in self.written_names(query)))
 
     def qualified_mentions(self, query: str) -> list[LegalReference]:
         """An indexed law's name typed in lower case with a jurisdiction after it ("¿qué dice el código penal federal

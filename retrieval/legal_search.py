@@ -10,7 +10,7 @@ first stage (evaluation sets without legal structure measure it directly).
 
 from __future__ import annotations
 
-from ingest.models import BODY_ROLES, HeadingKind, LegalReference
+from ingest.models import BODY_ROLES, Chunk, DocumentInfo, HeadingKind, LegalReference
 from ingest.sentences import split_sentences
 from retrieval import labels
 from retrieval.cross_encoder import load_cross_encoder
@@ -146,15 +146,14 @@ def _defining(index: Index, query: str, hits: list[SearchHit], scope: list[str])
     term = defined_term(query)
     if term is None:
         return hits
-    marked = [h.model_copy(update={"via": "definition"}) if h.via == "search" and any(
-        defines(h.chunk.text[sent.start:sent.end], term) for sent in split_sentences(h.chunk.text)) else h
-        for h in hits]
-    held = {h.chunk.chunk_id for h in marked}
+    found = {h.chunk.chunk_id: (h.chunk, h.document) for h in hits if h.via == "search" and any(
+        defines(h.chunk.text[sent.start:sent.end], term) for sent in split_sentences(h.chunk.text))}
+    held = {h.chunk.chunk_id for h in hits}
     for doc_id, article, chunk_id in defining_provisions(index, term, scope):
         if chunk_id not in held:
-            marked += [SearchHit(chunk=c, document=d, score=0.0, rank=1, via="definition")
-                       for c, d in index.provisions([doc_id], [article]) if c.chunk_id == chunk_id]
-    return marked
+            found.update((c.chunk_id, (c, d)) for c, d in index.provisions([doc_id], [article])
+                         if c.chunk_id == chunk_id)
+    return _marked(hits, found, "definition")
 
 
 def _disposing(index: Index, query: str, hits: list[SearchHit]) -> list[SearchHit]:
@@ -166,12 +165,18 @@ def _disposing(index: Index, query: str, hits: list[SearchHit]) -> list[SearchHi
     if not hits or not asks_outcome(query) or hits[0].document.doc_type not in DECIDING:
         return hits
     judgment = hits[0].document
-    disposing = {chunk.chunk_id: chunk for chunk in disposing_chunks(index, [judgment.doc_id])}
-    marked = [h.model_copy(update={"via": "disposition"}) if h.via == "search" and h.chunk.chunk_id in disposing
-              else h for h in hits]
-    held = {h.chunk.chunk_id for h in marked}
-    return marked + [SearchHit(chunk=chunk, document=judgment, score=0.0, rank=1, via="disposition")
-                     for chunk_id, chunk in disposing.items() if chunk_id not in held]
+    return _marked(hits, {c.chunk_id: (c, judgment) for c in disposing_chunks(index, [judgment.doc_id])},
+                   "disposition")
+
+
+def _marked(hits: list[SearchHit], found: dict[str, tuple[Chunk, DocumentInfo]], via: str) -> list[SearchHit]:
+    """`hits`, a search hit whose chunk is one of `found` marked `via` (a looked-up one keeps its own), and then the
+    chunks of `found` that no hit holds, as hits `via` too."""
+    marked = [h.model_copy(update={"via": via}) if h.via == "search" and h.chunk.chunk_id in found else h
+              for h in hits]
+    held = {h.chunk.chunk_id for h in hits}
+    return marked + [SearchHit(chunk=chunk, document=doc, score=0.0, rank=1, via=via)
+                     for chunk_id, (chunk, doc) in found.items() if chunk_id not in held]
 
 
 def _identified(query: str, refs: list[tuple[LegalReference, list]], catalog: LawCatalog,

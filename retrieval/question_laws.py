@@ -18,7 +18,7 @@ from ingest.headings import fold
 from ingest.models import DocType, DocumentInfo, LegalReference
 from ingest.references import law_type_of, parse_references
 from retrieval.jurisdiction import qualifiers
-from retrieval.law_lookup import EU_ACT, LINKING, LawCatalog, as_written
+from retrieval.law_lookup import EU_ACT, LINKING, LawCatalog, as_written, outermost
 
 
 # a qualifier written after the name the parser read: "el Código Penal español", "la Constitución colombiana"
@@ -231,13 +231,14 @@ def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, li
         refs = with_unread(refs, more)
     refs = _of_its_law(query, refs)
     refs = [r for r in refs if r.articles or not _BILL.search(query, 0, r.start)]
-    spans = catalog.name_spans(query)
+    found = catalog.written_names(query)
+    spans = [(lo, hi) for lo, hi, _ in found]
     # a name's own words ("… de la Ley Federal del Trabajo" inside a Reglamento's name), not the whole name itself
     refs = [r for r in refs if not any(lo <= r.start and r.end <= hi and (lo, hi) != (r.start, r.end)
                                        for lo, hi in spans)]
     # a document's whole name written out ("el Anexo 14 de la Resolución Miscelánea Fiscal para 2023") names it
     written: dict[tuple[int, int], list[DocumentInfo]] = {}
-    for s, e, doc in catalog.written_names(query):  # two versions of one law share their name
+    for s, e, doc in outermost(found):  # two versions of one law share their name
         written.setdefault((s, e), []).append(doc)
     refs = with_unread(refs, [LegalReference(text=query[s:e], start=s, end=e, law=query[s:e],
                                              law_type=law_type_of(query[s:e])) for s, e in written])
