@@ -35,7 +35,10 @@ code was written: a third short, a third situational, a third naming the law wit
 situation told in everyday words, then the question) and `laws_q` (40 written the same way on 2026-12-06, fourth
 session, before that session's code: a dozen on the five laws' middle and back, eight on Ley 99, the GDPR, Durango's
 law and other texts with articles, eight on texts without articles — annexes, notices, two judgments —, eight told
-as a situation, four on laws not indexed; their `doc:` keys set to words of the titles as printed). `expected` is
+as a situation, four on laws not indexed; their `doc:` keys set to words of the titles as printed) and `laws_r` (30
+written the same way on 2026-12-06, fifth session, after that session's rule on questions asking for several of a
+kind was written and before it was measured on them: 15 asking for what a law enumerates, 15 others; the five laws,
+Ley 99, the GDPR, Durango's law, the Reglamento of the LFT). `expected` is
 `LAW:ARTICLE` (right when a verified citation of that law is that article), `file:PDF|WORDS` (the first
 citation's document was ingested from that PDF and a cited span states WORDS: a text whose printed title is no
 name to key on, as a NOM chapter's "DISPOSICIONES GENERALES"),

@@ -210,6 +210,28 @@ def case_terms(question: str) -> set[str]:
     return told - asked - _QUESTION_TERMS
 
 
+# The noun a question asks several of: a plural right after its interrogative ("¿En qué casos procede…?", "¿Qué
+# requisitos…?", "¿Cuáles son los documentos…?", "Which documents…", "What are the requirements…").
+# An unaccented "que" is a relative ("…las utilidades que los trabajadores…") unless it opens the question; "¿Qué son
+# las sociedades…?" asks what they are, and "¿Cuántos…?" how many: neither asks for a list.
+_ASKS_SEVERAL = re.compile(
+    r"(?:¿\s*(?:[^\W\d_]+\s+)?(?:qu[eé]|cu[aá]les)|\bqu[ée]|\bcu[aá]les|\bwhich|\bwhat)\s+"
+    r"(?:(?<=les\s)son\s+(?:los|las)\s+|(?<=ch\s)are\s+the\s+)?([^\W\d_]{4,})\b", re.IGNORECASE)
+
+
+def asks_several(question: str) -> set[str]:
+    """The terms of the plural nouns the question's interrogatives ask for (`casos` in "¿En qué casos procede el
+    amparo indirecto?"): a law answers them with a sentence announcing an enumeration ("El amparo indirecto
+    procede:" and its fractions), which lists what the noun names without repeating it."""
+    languages = detect_languages(question)
+    out: set[str] = set()
+    for match in _ASKS_SEVERAL.finditer(question):
+        word = match.group(1)
+        if word.lower().endswith("s"):
+            out.update(analyze(word, languages))
+    return out - _QUESTION_TERMS
+
+
 _KIND = re.compile(r"\b(\w+)\s+de\s+(?=(\w+))", re.IGNORECASE)  # a kind may have kinds: "juicio de amparo de…"
 # Numbers written as words, Spanish and English ("quince", "doscientos", "fifteen"): a count, not a kind (`kinds`), or
 # the count a duration or a number is stated by (`answers.coverage`).

@@ -64,7 +64,7 @@ from retrieval.definitions import defined_term, defines
 from retrieval.rulings import disposes
 from retrieval.rerank import (ROLE_WEIGHTS, article_heading, article_title, asks_about_history, division_names,
                               term_matches)
-from retrieval.text_analysis import case_terms, content_terms, kinds
+from retrieval.text_analysis import asks_several, case_terms, content_terms, kinds
 
 NOT_FOUND = "No encontré en los documentos recuperados información que responda a esta pregunta."
 MAX_SENTENCES = 3
@@ -184,6 +184,12 @@ class ExtractiveAnswerer:
         # noun there, nor in its title or neighbours read with it
         other_kind = {id(c): _other_kinds(asked_kinds, c.text) for c in cands}
         matched = {id(c): term_matches(q_terms - other_kind[id(c)], terms) for c, terms in zip(cands, cand_terms)}
+        # a question asking for several of a kind ("¿En qué casos…?") is answered by a sentence that lists them: one
+        # announcing an enumeration names the kind it lists ("El amparo indirecto procede:" + its fractions)
+        several = asks_several(topic(question, names)) & q_terms
+        for cand in cands if several else ():
+            if _announces(cand):
+                matched[id(cand)] = _union(matched[id(cand)], dict.fromkeys(several, 1.0))
         titles: dict[str, dict[str, float]] = {}
         divisions: dict[str, dict[str, float]] = {}
         captions: dict[tuple[str, int], dict[str, float]] = {}
@@ -409,6 +415,15 @@ def _whole(cand: Candidate) -> Sentence:
             and following[0].end - span.start <= MAX_SPAN_CHARS:
         span = Sentence(start=span.start, end=following.pop(0).end)
     return span
+
+
+def _announces(cand: Candidate) -> bool:
+    """The candidate's sentence ends in ":" and an enumeration item follows it in its chunk."""
+    whole = _whole(cand)
+    if not cand.hit.chunk.sentence_text(whole).rstrip().endswith(":"):
+        return False
+    after = next((s for s in sentences_of(cand.hit.chunk) if s.start >= whole.end), None)
+    return after is not None and bool(_ITEM.match(cand.hit.chunk.sentence_text(after)))
 
 
 def _with_enumeration(cand: Candidate, hits: list[SearchHit]) -> list[Sentence]:

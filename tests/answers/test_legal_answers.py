@@ -11,6 +11,7 @@ import pytest
 
 from retrieval.answers import ask
 from retrieval.legal_search import legal_search
+from retrieval.text_analysis import asks_several
 from tests.index_fixtures import build_index
 
 CPEUM = "mx_ley_CPEUM_constitucion_politica.pdf"
@@ -66,6 +67,27 @@ def test_an_article_named_without_its_law_goes_to_the_law_the_question_is_about(
     # the article announces its requirements with a colon: the fracciones come with it
     quoted = squash(" ".join(c.cited_text for c in citations(answer)))
     assert "Ser ciudadano mexicano por nacimiento" in quoted
+
+
+def test_what_asks_for_several_of_a_kind():
+    assert asks_several("¿En qué casos procede el amparo indirecto?") == asks_several("¿En que casos procede?") != set()
+    assert asks_several("¿Cuáles son los requisitos para ser diputado?")
+    assert asks_several("Which documents must I file?")
+    assert asks_several("¿Contra qué actos procede el amparo indirecto?")
+    assert not asks_several("¿Qué son las sociedades de capital?")  # what they are
+    assert not asks_several("¿Cuántos días de vacaciones tiene un trabajador?")  # how many
+    assert not asks_several("¿Qué pasa con las utilidades que los trabajadores no cobraron?")  # a relative "que"
+    assert not asks_several("¿Qué plazo tiene el patrón para dar el aviso?")  # one thing
+
+
+def test_a_question_asking_for_several_is_answered_by_the_enumeration_that_lists_them(index):
+    """"¿En qué casos…?" asks for the cases: art. 107 lists them after "El amparo indirecto procede:" without the word,
+    while art. 108's "…en los casos que la ley lo autorice…" holds it in passing (it led the answer before)."""
+    answer = ask(index, "¿En qué casos procede el amparo indirecto?", answerer="extractive")
+    first = citations(answer)[0]
+    assert first.verified and first.article == "107" and source_file(answer, first).endswith(AMPARO)
+    quoted = squash(" ".join(c.cited_text for c in citations(answer) if c.verified))
+    assert "El amparo indirecto procede:" in quoted and "Contra normas generales" in quoted
 
 
 def test_a_sentence_ending_in_a_colon_carries_its_enumeration(index):
