@@ -159,27 +159,31 @@ _COUNT = rf"\d+|{NUMBER_WORDS}"
 _UNIT = r"(?:d[ií]as?|mes(?:es)?|años?|horas?|minutos?|semanas?|days?|months?|years?|hours?|minutes?|weeks?)"
 # A duration is stated by a count of a unit ("cinco días", "15 días hábiles", "90 (noventa) días naturales", "un
 # año"), an ordinal one ("dentro del tercer día", "the 30th day") or a recurring one ("cada tres años"), "el día
-# siguiente", a span of years ("desde 1870 hasta 1939", "1922-26"), or a word that is one ("sexenio"); a unit alone
-# ("son días hábiles todos los del año"), "el plazo" or "el término" states none.
+# siguiente", a span of years ("desde 1870 hasta 1939", "1922-26") or from one event to another ("desde que se dicte la
+# orden de aprehensión hasta que prescriba la acción penal"), or a word that is one ("sexenio"); a unit alone ("son
+# días hábiles todos los del año"), "el plazo" or "el término" states none.
 _DURATION = re.compile(rf"\b(?:(?:{_COUNT}|un|cada|primer|segundo|tercer|cuarto|quinto|sexto|s[eé]ptimo|octavo|"
                        rf"noveno|d[eé]cimo|\d+(?:st|nd|rd|th))\s+(?:\([^)]{{1,40}}\)\s+)?(?:\w+\s+)?{_UNIT}|"
                        rf"{_UNIT}\s+siguiente|(?:desde|de|entre|from|between)\s+(?:el\s+)?\d{{3,4}}\s+"
                        r"(?:hasta|a|y|to|until|and)\s+(?:el\s+)?\d{2,4}|\d{4}\s*[-–]\s*\d{2,4}|"
+                       r"desde\s+(?:que|el|la|los|las)\b[^.;]{1,200}?\bhasta\s+(?:que|el|la|los|las)\b|"
                        r"(?:sexen|trien|bien|cuatrien|quinquen)ios?)\b", re.I)
 _NUMBER_WORD = re.compile(rf"\b(?:{_COUNT}|mayor[ií]a|dos terceras|tercera parte|mitad)\b", re.I)
+# a duration is a quantity too: "¿cuál es el plazo mínimo…?" is answered by "no podrá ser inferior a un mes"
+_QUANTITY = re.compile(rf"{_NUMBER_WORD.pattern}|{_DURATION.pattern}", re.I)
 _MOMENT = re.compile(r"\b(?:a partir|desde|al d[ií]a|d[ií]a siguiente|siguiente al|en que (?:surta|se notifi|tenga|"
                      r"haya)|surt[ae] efectos|inicia|comienza|entrar[áa] en vigor|"
                      r"\d+(?:o\.|º|°)? de [a-z]+)\b", re.I)  # a date: "15 de mayo", "1o. de octubre"
 # the kind of answer a question word asks for, and what cited text must state to give it
 _ASKS: list[tuple[re.Pattern, str, re.Pattern]] = [
     (re.compile(r"\b(?:cu[aá]l es el plazo|qu[eé] plazo|cu[aá]nto tiempo|cu[aá]nto dura|cada cu[aá]nto|"
-                r"(?:plazo|t[eé]rmino) (?:m[aá]ximo|para)|dentro de qu[eé] plazo|how long|what is the (?:time limit|"
+                r"(?:plazo|t[eé]rmino) (?:m[aá]ximo|m[ií]nimo|para)|dentro de qu[eé] plazo|how long|what is the (?:time limit|"
                 rf"deadline|term)|cu[aá]nt[oa]s {_UNIT}|how many {_UNIT})\b", re.I), "a duration", _DURATION),
     # a bound asked for is a quantity: "¿cuál es el capital mínimo…?", "what is the maximum fine", "como máximo"
     (re.compile(r"\b(?:cu[aá]nt[oa]s|qu[eé] (?:votaci[oó]n|porcentaje|n[uú]mero)|how many|how much|"
                 r"(?:(?:cu[aá]l(?:es)? (?:es|son)|qu[eé]|what(?: is|'s| are)?)\s+(?:(?:el|la|los|las|the)\s+)?"
                 r"(?:\w+\s+){0,2}|como\s+)(?:m[aá]xim[oa]s?|m[ií]nim[oa]s?|maximum|minimum))\b",
-                re.I), "a number", _NUMBER_WORD),
+                re.I), "a number", _QUANTITY),
     (re.compile(r"\b(?:a partir de cu[aá]ndo|desde cu[aá]ndo|cu[aá]ndo (?:inicia|comienza|entra|se computa)|"
                 r"since when|from when)\b", re.I), "a moment", _MOMENT),
 ]

@@ -418,6 +418,38 @@ def test_days_named_without_a_count_do_not_answer_how_many_days(index, settings)
     assert answer.coverage.relevance_reasons == []
 
 
+def _printed(path, start: str, end: str):
+    """A verified citation of the text `path` prints from `start` through `end` (its lines joined)."""
+    from retrieval.answers.models import Citation
+
+    with pymupdf.open(path) as doc:
+        text = " ".join(" ".join(page.get_text() for page in doc).split())
+    at = text.index(start)
+    quoted = text[at:text.index(end, at) + len(end)]
+    return Citation(cited_text=quoted, doc_id="d", document_title=path.name, chunk_id="c", start=0, end=len(quoted),
+                    pages=[1], verified=True)
+
+
+def test_a_duration_from_one_event_to_another_and_a_minimum_term_are_stated():
+    """What a law states as a duration without a count of days: the CPEUM's "desde que se dicte la orden de
+    aprehensión hasta que prescriba la acción penal" (art. 38, fr. V); and a minimum term is a duration, so the LSC's
+    "no podrá ser inferior a un mes" (art. 305.2) answers "¿cuál es el plazo mínimo…?" (both were flagged)."""
+    from retrieval.answers.coverage import answers_the_question
+
+    fugitive = _printed(PDFS / "mx_ley_CPEUM_constitucion_politica.pdf", "V. Por estar prófugo", "la acción penal;")
+    assert answers_the_question("¿Quien está prófugo de la justicia pierde temporalmente sus derechos como "
+                                "ciudadano, y durante cuánto tiempo?", [fugitive]) == []
+    minimum = _printed(LAWS / "boe_consolidado_BOE-A-2010-10544_ley_sociedades_capital.pdf",
+                       "2. El plazo para el ejercicio del derecho no podrá", "Registro Mercantil.")
+    assert answers_the_question("Según la LSC, ¿cuál es el plazo mínimo para ejercer el derecho de preferencia en un "
+                                "aumento de capital?", [minimum]) == []
+    # the same article's first paragraph names the term without stating it
+    named = _printed(LAWS / "boe_consolidado_BOE-A-2010-10544_ley_sociedades_capital.pdf",
+                     "1. En las sociedades de responsabilidad limitada, el derecho de preferencia", "administradores.")
+    assert answers_the_question("¿Cuál es el plazo mínimo para ejercer el derecho de preferencia?", [named]) == [
+        "the question asks for a duration; the cited text states none"]
+
+
 def test_a_bound_asked_for_is_a_number_and_an_articles_number_is_none(index, settings):
     # art. 6 of the Ley de Amparo holds a digit only in "la fracción I del artículo 5": a reference, not a quantity
     answer = ask(index, "¿Cuál es el número máximo de amparos que se pueden promover?", k=6, settings=settings)
