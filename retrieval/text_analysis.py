@@ -211,7 +211,7 @@ def case_terms(question: str) -> set[str]:
 
 
 # The noun a question asks several of: a plural right after its interrogative ("¿En qué casos procede…?", "¿Qué
-# requisitos…?", "¿Cuáles son los documentos…?", "Which documents…", "What are the requirements…").
+# requisitos…?", "¿Cuáles son los documentos…?", "Which documents…", "Which are the requirements…").
 # An unaccented "que" is a relative ("…las utilidades que los trabajadores…") unless it opens the question; "¿Qué son
 # las sociedades…?" asks what they are, and "¿Cuántos…?" how many: neither asks for a list.
 _ASKS_SEVERAL = re.compile(

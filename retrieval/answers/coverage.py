@@ -177,8 +177,9 @@ _MOMENT = re.compile(r"\b(?:a partir|desde|al d[ií]a|d[ií]a siguiente|siguient
 # the kind of answer a question word asks for, and what cited text must state to give it
 _ASKS: list[tuple[re.Pattern, str, re.Pattern]] = [
     (re.compile(r"\b(?:cu[aá]l es el plazo|qu[eé] plazo|cu[aá]nto tiempo|cu[aá]nto dura|cada cu[aá]nto|"
-                r"(?:plazo|t[eé]rmino) (?:m[aá]ximo|m[ií]nimo|para)|dentro de qu[eé] plazo|how long|what is the (?:time limit|"
-                rf"deadline|term)|cu[aá]nt[oa]s {_UNIT}|how many {_UNIT})\b", re.I), "a duration", _DURATION),
+                r"(?:plazo|t[eé]rmino) (?:m[aá]ximo|m[ií]nimo|para)|dentro de qu[eé] plazo|how long|"
+                rf"what is the (?:time limit|deadline|term)|cu[aá]nt[oa]s {_UNIT}|how many {_UNIT})\b", re.I),
+     "a duration", _DURATION),
     # a bound asked for is a quantity: "¿cuál es el capital mínimo…?", "what is the maximum fine", "como máximo"
     (re.compile(r"\b(?:cu[aá]nt[oa]s|qu[eé] (?:votaci[oó]n|porcentaje|n[uú]mero)|how many|how much|"
                 r"(?:(?:cu[aá]l(?:es)? (?:es|son)|qu[eé]|what(?: is|'s| are)?)\s+(?:(?:el|la|los|las|the)\s+)?"
