@@ -435,16 +435,17 @@ def _with_enumeration(cand: Candidate, hits: list[SearchHit]) -> list[Sentence]:
     chunks = {(h.chunk.doc_id, h.chunk.index): h for h in hits}
     runs = [Sentence(start=whole.start, end=whole.end)]
     size = whole.end - whole.start
-    hit, after, broken = cand.hit, whole.end, False
+    hit, after, broken, series = cand.hit, whole.end, False, None
     while hit is not None:
-        for span in sentences_of(hit.chunk):
-            if span.start < after:
-                continue
+        spans = [span for span in sentences_of(hit.chunk) if span.start >= after]
+        for n, span in enumerate(spans):
             if _is_note(hit, span):
                 broken = True
                 continue
             text = hit.chunk.sentence_text(span)
-            if not _ITEM.match(text) and not (not broken and text[:1].islower()):  # an item's next sentence
+            series = series or _series(text)
+            if not _ITEM.match(text) and not (not broken and text[:1].islower()) \
+                    and not _series_goes_on(hit, spans[n + 1:], series):  # an item's next sentence, or paragraph
                 return runs
             if size + span.end - span.start > MAX_SPAN_CHARS:
                 return runs
@@ -459,6 +460,29 @@ def _with_enumeration(cand: Candidate, hits: list[SearchHit]) -> list[Sentence]:
             return runs
         hit, after, broken = nxt, nxt.chunk.start, True
     return runs
+
+
+def _series(text: str) -> str | None:
+    """The kind of numbering an enumeration item opens with: "I." roman, "a)" letter, "1." number, "B." capital."""
+    item = _ITEM.match(text)
+    if item is None:
+        return None
+    mark = item.group(0).strip()
+    return ("letter" if mark.endswith(")") and mark[:1].islower() else "number" if mark[:1].isdigit()
+            else "roman" if re.match(r"[IVXLC]+\s*(?:\.-|\.|-|–|\))$", mark) else "capital")
+
+
+def _series_goes_on(hit: SearchHit, spans: list[Sentence], series: str | None) -> bool:
+    """An item of the enumeration's own series follows in the chunk before any heading: the sentence before it is
+    a paragraph of the item it stands in (CPEUM art. 82, fr. III: "…el año anterior al día de la elección." / "La
+    ausencia del país hasta por treinta días, no interrumpe la residencia." / "IV. No pertenecer…")."""
+    for span in spans if series else ():
+        text = hit.chunk.sentence_text(span)
+        if text.lstrip().startswith("#"):
+            return False
+        if _series(text) == series:
+            return True
+    return False
 
 
 def _owner(span: Sentence, hits: list[SearchHit]) -> str | None:

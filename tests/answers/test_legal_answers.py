@@ -90,6 +90,15 @@ def test_a_question_asking_for_several_is_answered_by_the_enumeration_that_lists
     assert "El amparo indirecto procede:" in quoted and "Contra normas generales" in quoted
 
 
+def test_an_items_own_paragraph_does_not_end_the_enumeration(index):
+    """Art. 82, fr. III ends "…el año anterior al día de la elección." and goes on "La ausencia del país hasta por
+    treinta días, no interrumpe la residencia."; fr. IV follows: the requirements after that paragraph are quoted too."""
+    answer = ask(index, "¿Cuáles son los requisitos para ser Presidente de la República?", answerer="extractive")
+    quoted = squash(" ".join(c.cited_text for c in citations(answer) if c.verified and c.article == "82"))
+    assert "Para ser Presidente se requiere:" in quoted and "no interrumpe la residencia" in quoted
+    assert "No pertenecer al estado eclesiástico" in quoted  # fr. IV
+
+
 def test_a_sentence_ending_in_a_colon_carries_its_enumeration(index):
     answer = ask(index, "¿Cuál es el plazo para presentar la demanda de amparo?", answerer="extractive")
     quoted = squash(" ".join(c.cited_text for c in citations(answer) if c.verified))
