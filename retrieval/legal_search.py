@@ -37,6 +37,21 @@ def legal_search(index: Index, query: str, k: int = 10, mode: SearchMode = Searc
     return complete(index, first, index.search_future(first).result(), k, rerank, openings)
 
 
+def _article_about(query: str, ref: LegalReference, held: list[list[tuple[Chunk, DocumentInfo]]]
+                   ) -> list[tuple[Chunk, DocumentInfo]]:
+    """Of the documents that hold an article a query names without its law (`held`: each one's chunks of it, best hit
+    first), the one whose article speaks of what the rest of the query asks ("el artículo 82 para ser Presidente": the
+    CPEUM's "Para ser Presidente se requiere:", not the LEC's art. 82 on a petition's dismissal): most of its terms;
+    on a tie, or when none holds any, the best hit's."""
+    asked = content_terms(f"{query[:ref.start]} {query[ref.end:]}")
+    best, most = [], -1
+    for found in held:
+        shared = len(asked & set().union(*(content_terms(chunk.text) for chunk, _ in found))) if found else -1
+        if shared > most:
+            best, most = found, shared
+    return best
+
+
 def first_stage(query: str, k: int = 10, mode: SearchMode = SearchMode.hybrid, filters: SearchFilters | None = None,
                 rerank: bool = True, fusion: Fusion = Fusion.rrf, prefetch: int | None = None,
                 catalog: LawCatalog | None = None) -> Search:
@@ -77,11 +92,10 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
             if doc_ids:  # the amending decrees' articles are looked up once, above
                 found = held if amending else index.provisions(doc_ids, ref.articles, filters)
             elif not names_a_law(ref):  # no law named: the laws the rest of the query points to, best hit first
-                for doc_id in list(dict.fromkeys(h.chunk.doc_id for h in hits))[:CONTEXT_DOCS]:
-                    found = index.provisions([doc_id], ref.articles, filters)
-                    if found:
-                        doc_ids, docs = [doc_id], [found[0][1]]
-                        break
+                found = _article_about(query, ref, [index.provisions([doc_id], ref.articles, filters) for doc_id in
+                                                    list(dict.fromkeys(h.chunk.doc_id for h in hits))[:CONTEXT_DOCS]])
+                if found:
+                    doc_ids, docs = [found[0][1].doc_id], [found[0][1]]
             found = _in_force(found, ref, query)[:MAX_PROVISION_CHUNKS]
             if doc_ids and second_stage.asks_about_history(query):  # "¿qué decretos reformaron el artículo 27?"
                 found += index.reform_decrees(doc_ids, ref.articles)[:MAX_PROVISION_CHUNKS]

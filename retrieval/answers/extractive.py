@@ -185,10 +185,13 @@ class ExtractiveAnswerer:
         other_kind = {id(c): _other_kinds(asked_kinds, c.text) for c in cands}
         matched = {id(c): term_matches(q_terms - other_kind[id(c)], terms) for c, terms in zip(cands, cand_terms)}
         # a question asking for several of a kind ("¿En qué casos…?") is answered by a sentence that lists them: one
-        # announcing an enumeration names the kind it lists ("El amparo indirecto procede:" + its fractions)
+        # announcing an enumeration names the kind it lists ("El amparo indirecto procede:" + its fractions) — in the
+        # document the search ranks first (another law's list lists something else: the Ley 99's "El Presidente de la
+        # República … procederá a:" is no list of the requisitos para ser Presidente)
         several = asks_several(topic(question, names)) & q_terms
+        lead = cands[0].hit.document.doc_id if cands else None
         for cand in cands if several else ():
-            if _announces(cand):
+            if cand.hit.document.doc_id == lead and _announces(cand):
                 matched[id(cand)] = _union(matched[id(cand)], dict.fromkeys(several, 1.0))
         titles: dict[str, dict[str, float]] = {}
         divisions: dict[str, dict[str, float]] = {}

@@ -18,6 +18,7 @@ CPEUM = "mx_ley_CPEUM_constitucion_politica.pdf"
 AMPARO = "mx_ley_de_amparo.pdf"
 BULLETIN = "mx_tfca_boletin_laboral_2021-10-01.pdf"  # the labour tribunal's daily list of agreements, by case file
 AREAS = "dof_2025-01-14_RMF2025_anexo13_landscape.pdf"  # the RMF 2025's Anexo 13: tables of protected areas
+LEY99 = "co_diario_oficial_ley_99_1993.pdf"  # Colombia's environmental law: its own "Presidente de la República"
 DEMO = "¿Qué dispone el artículo 27 de la Constitución sobre la propiedad de las tierras y aguas?"
 ART27_P1 = ("La propiedad de las tierras y aguas comprendidas dentro de los límites del territorio nacional, "
             "corresponde originariamente a la Nación")
@@ -26,7 +27,7 @@ NOTE = re.compile(r"\b(?:reformad|adicionad|derogad)[oa]s?\s+DOF\s+\d{2}-\d{2}-\
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
-    index = build_index(tmp_path_factory.mktemp("laws"), [CPEUM, AMPARO, BULLETIN, AREAS])
+    index = build_index(tmp_path_factory.mktemp("laws"), [CPEUM, AMPARO, BULLETIN, AREAS, LEY99])
     yield index
     index.close()
 
@@ -97,6 +98,8 @@ def test_an_items_own_paragraph_does_not_end_the_enumeration(index):
     quoted = squash(" ".join(c.cited_text for c in citations(answer) if c.verified and c.article == "82"))
     assert "Para ser Presidente se requiere:" in quoted and "no interrumpe la residencia" in quoted
     assert "No pertenecer al estado eclesiástico" in quoted  # fr. IV
+    # the Ley 99's "El Presidente de la República … procederá a:" also announces a list, of something else
+    assert all(source_file(answer, c).endswith(CPEUM) for c in citations(answer))
 
 
 def test_a_sentence_ending_in_a_colon_carries_its_enumeration(index):
