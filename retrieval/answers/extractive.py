@@ -82,7 +82,8 @@ TITLE_WEIGHT = 0.3  # added for an article whose title holds all the question's 
 
 _TOKEN = re.compile(r"\w+")
 # An enumeration item: "IV. …", "IV.- …", "a) …", "1. …", "B. …" (apartados).
-_ITEM = re.compile(r"^\s*(?:[IVXLC]+\s*(?:\.-|\.|-|–|\))|[a-zñ]\)|\d{1,2}(?:\.|\))\s|[A-Z]\.\s)")
+_ITEM = re.compile(r"^\s*(?:(?P<roman>[IVXLC]+\s*(?:\.-|\.|-|–|\)))|(?P<letter>[a-zñ]\))|(?P<number>\d{1,2}(?:\.|\))\s)"
+                   r"|(?P<capital>[A-Z]\.\s))")
 
 
 @dataclass
@@ -168,7 +169,8 @@ class ExtractiveAnswerer:
         """Score every candidate (`Candidate.score`); return how far the best one reaches toward what the question
         asks: its score with the particulars of a told case that no candidate holds left out (`case_terms`)."""
         names = {n for doc in {c.hit.document.doc_id: c.hit.document for c in cands}.values() for n in _names(doc)}
-        q_terms = content_terms(topic(question, names)) or content_terms(question)
+        asked_topic = topic(question, names)
+        q_terms = content_terms(asked_topic) or content_terms(question)
         cand_terms = [content_terms(c.text) for c in cands]
         df = {t: sum(t in terms for terms in cand_terms) for t in q_terms}
         weight = {t: IDF_FLOOR + math.log(1 + len(cands) / (1 + df[t])) for t in q_terms}
@@ -179,7 +181,7 @@ class ExtractiveAnswerer:
         # sentence; whether anything answers at all (`reach`) is judged without it. What is asked counts always.
         particulars = sum(weight[t] for t in case_terms(question) & q_terms if not df[t])
         asked = total - particulars
-        asked_kinds = {t: k for t, k in kinds(topic(question, names)).items() if t in q_terms}
+        asked_kinds = {t: k for t, k in kinds(asked_topic).items() if t in q_terms}
         # a noun the question names a kind of, which a sentence names as another kind only, is not the question's
         # noun there, nor in its title or neighbours read with it
         other_kind = {id(c): _other_kinds(asked_kinds, c.text) for c in cands}
@@ -188,8 +190,8 @@ class ExtractiveAnswerer:
         # announcing an enumeration names the kind it lists ("El amparo indirecto procede:" + its fractions) — in the
         # document the search ranks first (another law's list lists something else: the Ley 99's "El Presidente de la
         # República … procederá a:" is no list of the requisitos para ser Presidente)
-        several = asks_several(topic(question, names)) & q_terms
-        lead = cands[0].hit.document.doc_id if cands else None
+        several = asks_several(asked_topic) & q_terms
+        lead = cands[0].hit.document.doc_id
         for cand in cands if several else ():
             if cand.hit.document.doc_id == lead and _announces(cand):
                 matched[id(cand)] = _union(matched[id(cand)], dict.fromkeys(several, 1.0))
@@ -466,13 +468,10 @@ def _with_enumeration(cand: Candidate, hits: list[SearchHit]) -> list[Sentence]:
 
 
 def _series(text: str) -> str | None:
-    """The kind of numbering an enumeration item opens with: "I." roman, "a)" letter, "1." number, "B." capital."""
+    """The kind of numbering an enumeration item opens with (`_ITEM`'s group): "I." roman, "a)" letter, "1." number,
+    "B." capital."""
     item = _ITEM.match(text)
-    if item is None:
-        return None
-    mark = item.group(0).strip()
-    return ("letter" if mark.endswith(")") and mark[:1].islower() else "number" if mark[:1].isdigit()
-            else "roman" if re.match(r"[IVXLC]+\s*(?:\.-|\.|-|–|\))$", mark) else "capital")
+    return item.lastgroup if item is not None else None
 
 
 def _series_goes_on(hit: SearchHit, spans: list[Sentence], series: str | None) -> bool:
