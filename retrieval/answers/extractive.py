@@ -117,8 +117,9 @@ class ExtractiveAnswerer:
             for j, run in enumerate(cand.runs or [cand.span]):
                 if i or j:
                     content.append(TextSegment(text="\n\n" if not j else "\n"))
-                text = cand.hit.chunk.sentence_text(run)
-                content.append(TextSegment(text=text, citations=[claim(cand.hit, text, run.start, run.end)]))
+                hit = _owner(run, hits) or cand.hit  # an enumeration read on into the article's next chunk
+                text = hit.chunk.sentence_text(run)
+                content.append(TextSegment(text=text, citations=[claim(hit, text, run.start, run.end)]))
         return Draft(content=content, model=getattr(self.embedder, "model_id", None))
 
     def stream(self, question: str, hits: list[SearchHit]) -> Iterator[DraftEvent]:
@@ -455,7 +456,8 @@ def _with_enumeration(cand: Candidate, hits: list[SearchHit]) -> list[Sentence]:
             if size + span.end - span.start > MAX_SPAN_CHARS:
                 return runs
             size += span.end - span.start
-            if broken or hit.chunk.chunk_id != _owner(runs[-1], hits):
+            owner = _owner(runs[-1], hits)
+            if broken or owner is None or hit.chunk.chunk_id != owner.chunk.chunk_id:
                 runs.append(Sentence(start=span.start, end=span.end))
             else:
                 runs[-1] = Sentence(start=runs[-1].start, end=span.end)
@@ -487,8 +489,9 @@ def _series_goes_on(hit: SearchHit, spans: list[Sentence], series: str | None) -
     return False
 
 
-def _owner(span: Sentence, hits: list[SearchHit]) -> str | None:
-    return next((h.chunk.chunk_id for h in hits if h.chunk.start <= span.start and span.end <= h.chunk.end), None)
+def _owner(span: Sentence, hits: list[SearchHit]) -> SearchHit | None:
+    """The hit whose chunk holds the span."""
+    return next((h for h in hits if h.chunk.start <= span.start and span.end <= h.chunk.end), None)
 
 
 # how much of a document's title a summary's entry must hold to be that document's entry

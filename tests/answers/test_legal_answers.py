@@ -65,9 +65,12 @@ def test_an_article_named_without_its_law_goes_to_the_law_the_question_is_about(
     answer = ask(index, "¿Qué requisitos establece el artículo 82 para ser Presidente?", answerer="extractive")
     first = citations(answer)[0]
     assert first.article == "82" and source_file(answer, first).endswith(CPEUM)
-    # the article announces its requirements with a colon: the fracciones come with it
+    # the article announces its requirements with a colon: the fracciones come with it, read on into the article's
+    # next chunk, each quoted from the chunk that holds it
     quoted = squash(" ".join(c.cited_text for c in citations(answer)))
     assert "Ser ciudadano mexicano por nacimiento" in quoted
+    assert "No ser titular de una Secretaría" in quoted  # fr. VI, in the next chunk
+    assert all(c.verified and c.cited_text.strip() for c in citations(answer))
 
 
 def test_what_asks_for_several_of_a_kind():
@@ -93,7 +96,8 @@ def test_a_question_asking_for_several_is_answered_by_the_enumeration_that_lists
 
 def test_an_items_own_paragraph_does_not_end_the_enumeration(index):
     """Art. 82, fr. III ends "…el año anterior al día de la elección." and goes on "La ausencia del país hasta por
-    treinta días, no interrumpe la residencia."; fr. IV follows: the requirements after that paragraph are quoted too."""
+    treinta días, no interrumpe la residencia."; fr. IV follows: the requirements after that paragraph are quoted
+    too."""
     answer = ask(index, "¿Cuáles son los requisitos para ser Presidente de la República?", answerer="extractive")
     quoted = squash(" ".join(c.cited_text for c in citations(answer) if c.verified and c.article == "82"))
     assert "Para ser Presidente se requiere:" in quoted and "no interrumpe la residencia" in quoted
