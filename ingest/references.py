@@ -6,7 +6,8 @@ headings with it. `article_key` is the canonical form an article is stored and l
 How `parse_references` works: one module-level regex finds the *pieces* of a reference (an article list, a
 paragraph, a fracción, an apartado, an inciso, a law name or acronym); pieces separated only by a connector
 ("de la", "del", "al", ", ", "en su") are merged into one `LegalReference`, as long as the slot the new piece fills
-is still empty. Accents are optional everywhere; law names need their capitals ("Ley de Amparo", not "ley").
+is still empty. Accents are optional everywhere; law names need their capitals ("Ley de Amparo", not "ley"). The
+Constitution is also read by the other names Spanish legal usage gives it ("la Carta Magna", "la Ley Fundamental").
 """
 
 from __future__ import annotations
@@ -55,7 +56,13 @@ _CAPWORD = r"(?!(?-i:Art[ií]culo|ART[IÍ]CULO)\b)(?-i:[A-ZÁÉÍÓÚÑ]\w+)\b(?
 _LINK = r"(?:de|del|la|las|los|el|para|en|sobre|a|al|una|un)"
 _NAME_MORE = rf"(?:\s+(?:{_LINK}\s+)*{_CAPWORD}|\s+(?:y|e)\s+(?:{_LINK}\s+)*(?!{_TYPE_WORD}\b){_CAPWORD})"
 _LAW_NUM = r"(?:(?-i:[A-Z]{2,6})/\d+/\d{4}|\d+/\d{2,4}|\d+\s+de\s+\d{4}\b|\d+\b)"
-_LAW = (rf"(?P<nom>(?-i:NOM-\d{{3}}-[A-Z0-9]+(?:-[A-Z0-9]+)*-\d{{4}}))"
+# What Spanish legal usage calls a country's constitution besides its name ("la Carta Magna", "la Ley Fundamental",
+# "la Ley Suprema de toda la Unión", the words of CPEUM art. 133): the Constitution, unless a name of its own follows
+# ("la Ley Fundamental de la República Federal de Alemania", "la Ley Fundamental del Estado de …": another law's name)
+_CONSTITUTION_NAME = (r"(?-i:Carta\s+Magna|CARTA\s+MAGNA|Ley\s+(?:Fundamental|Suprema)|LEY\s+(?:FUNDAMENTAL|SUPREMA)"
+                      r"|Norma\s+(?:Fundamental|Suprema)|NORMA\s+(?:FUNDAMENTAL|SUPREMA))\b(?!\s+(?:de|del)(?:\s+(?:la|las|los|el))?\s+(?-i:[A-ZÁÉÍÓÚÑ]))")
+_LAW = (rf"(?P<cname>{_CONSTITUTION_NAME})"
+        rf"|(?P<nom>(?-i:NOM-\d{{3}}-[A-Z0-9]+(?:-[A-Z0-9]+)*-\d{{4}}))"
         rf"|(?P<ltype>{_TYPE_WORD})\b(?!\s+(?-i:Postal|POSTAL))(?P<lname>{_NAME_MORE}*)"
         rf"(?:\s+(?:\((?-i:[A-Z]{{1,5}})\)\s+)?(?:(?:n[uú]m(?:ero)?\.?|n[°º]\.?|no\.)\s*)?(?P<lnum>{_LAW_NUM}))?")
 _ACRONYMS = {"CPEUM": DocType.constitucion, "LFT": DocType.ley, "CFF": DocType.codigo, "LISR": DocType.ley,
@@ -234,6 +241,8 @@ def _piece(m: re.Match) -> dict | None:
         return {"apartado": g["ap"].upper()}
     if g["inc"] is not None:
         return {"inciso": g["inc"].lower()}
+    if g["cname"] is not None:  # the Constitution by another of its names: as "la Constitución" (no name to match)
+        return {"constitutional": True, "law_type": DocType.constitucion}
     if g["nom"] is not None:
         return {"law": g["nom"], "law_type": DocType.nom, "law_number": g["nom"]}
     if g["ltype"] is not None:

@@ -83,6 +83,9 @@ _LOWER_NAME = re.compile(rf"(?<![\w-])(?P<head>ley|c[oó]digo|constituci[oó]n|r
 # says; a constitution by its polity ("de Chile", "política de …")
 _OF = frozenset({"de", "del", "para"})
 _GENERIC = frozenset({"materia", "caso"})  # "la ley de la materia", "la ley del caso"
+# a quantifier is no law's name: "la ley suprema de toda la unión" (CPEUM art. 133's words for the Constitution, the
+# laws and the treaties), not a law called so
+_QUANTIFIERS = frozenset({"toda", "todo", "todas", "todos"})
 
 
 def lower_case_names(query: str) -> list[LegalReference]:
@@ -97,7 +100,8 @@ def lower_case_names(query: str) -> list[LegalReference]:
             continue
         if head != "codigo":
             of = [i for i, w in enumerate(words) if w in _OF]
-            if not of or of[0] > 1 or not any(w not in LINKING for w in words[of[0] + 1:]) or _GENERIC & set(words):
+            if not of or of[0] > 1 or not any(w not in LINKING for w in words[of[0] + 1:]) or _GENERIC & set(words) \
+                    or words[of[0] + 1] in _QUANTIFIERS:
                 continue
         written = as_written(m.group(0))
         out.append(LegalReference(text=m.group(0), start=m.start(), end=m.end(), law=written,

@@ -286,6 +286,28 @@ def test_a_law_whose_name_differs_by_a_word_is_another_law_and_a_typo_is_not(tmp
         assert typed.references[0].resolved and "Enjuiciamiento Civil" in typed.references[0].titles[0]
 
 
+def test_the_constitution_called_by_another_name_is_not_absent(index, settings):
+    """"la Carta Magna" / "la Ley Fundamental" is the indexed Constitution (art. 3, p. 8: "Toda persona tiene
+    derecho a la educación"); "la Ley Suprema" was said to be an absent law. The German Basic Law, named by its own
+    name, stays absent."""
+    for question in ("¿Qué dice la Carta Magna sobre el derecho a la educación?",
+                     "Según la Ley Fundamental, ¿qué derecho tiene toda persona a la educación?"):
+        answer = ask(index, question, k=6, settings=settings)
+        assert "no está entre los documentos indexados" not in answer.text, answer.text
+        [named] = answer.references
+        assert named.resolved and named.titles[0].startswith("Constitución Política"), named
+        cited = [c for seg in answer.content for c in seg.citations if c.verified]
+        assert cited and cited[0].article == "3", [c.label for c in cited]
+    # typed in lower case, CPEUM art. 133's words (p. 157, beyond the pages indexed here) are no law's name either
+    answer = ask(index, "¿qué normas son la ley suprema de toda la unión?", k=6, settings=settings)
+    assert not any(r.absent for r in answer.references), answer.text
+    answer = ask(index, "¿Qué dice la Ley Fundamental de la República Federal de Alemania sobre la dignidad humana?",
+                 k=6, settings=settings)
+    assert answer.found is False
+    assert answer.text.startswith("La Ley Fundamental de la República Federal de Alemania no está entre los "
+                                  "documentos indexados")
+
+
 def test_a_bill_is_no_law_the_question_names(index, settings):
     """"la iniciativa de Ley de Ingresos" is a bill the Constitution's art. 74 sets a date for (p. 80 of the full
     text, beyond the pages indexed here): no "Ley de Ingresos" is said to be absent, the Constitution is searched."""

@@ -65,6 +65,31 @@ def test_constitutional_article_without_law_name():
     assert one("el artículo 4o. Constitucional").constitutional
 
 
+@pytest.mark.parametrize("text, written", [
+    ("¿Qué normas son la Ley Suprema de toda la Unión?", "Ley Suprema"),
+    ("Según la Ley Fundamental, ¿quién puede ser Presidente?", "Ley Fundamental"),
+    ("el artículo 3o. de la Carta Magna", "artículo 3o. de la Carta Magna"),
+    ("la NORMA FUNDAMENTAL", "NORMA FUNDAMENTAL"),
+])
+def test_the_constitution_by_another_of_its_names(text, written):
+    """"la Carta Magna", "la Ley Fundamental", "la Ley Suprema de toda la Unión" (CPEUM art. 133's words) are what
+    Spanish legal usage calls the Constitution: read as "la Constitución" is (no name of its own to match), not as a
+    law called "Ley Suprema" that no document is."""
+    ref = one(text)
+    assert ref.text == written and ref.constitutional and ref.law is None
+    assert ref.law_type is DocType.constitucion
+
+
+@pytest.mark.parametrize("text, law", [
+    ("¿Qué dice la Ley Fundamental de la República Federal de Alemania?",
+     "Ley Fundamental de la República Federal de Alemania"),
+    ("la Ley Fundamental del Estado de Durango", "Ley Fundamental del Estado de Durango"),
+])
+def test_a_name_of_its_own_after_those_words_is_another_law(text, law):
+    ref = one(text)
+    assert ref.law == law and not ref.constitutional
+
+
 def test_qualified_articles():
     assert one("el artículo 3o Bis").articles == ["3 Bis"]
     assert one("Artículo 330-A").articles == ["330-A"]
