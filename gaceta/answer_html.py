@@ -117,8 +117,12 @@ def reference_text(r: ResolvedReference, short_titles: dict[str, str] | None = N
         parts.append(f"párr. {ref.paragraph}")
     if r.resolved and r.doc_ids:
         short = short_titles or {}
-        names = [short.get(d) or (r.titles[i] if i < len(r.titles) else d) for i, d in enumerate(r.doc_ids)]
-        place = "; ".join(_shorten(_squash(n), 90) for n in names[:2])
+        titles = [r.titles[i] if i < len(r.titles) else d for i, d in enumerate(r.doc_ids)]
+        # a version no source is of is named as the one of the same title that is ("Ley de Amparo")
+        by_title = {t: short[d] for d, t in zip(r.doc_ids, titles) if short.get(d)}
+        names = [short.get(d) or by_title.get(t) or t for d, t in zip(r.doc_ids, titles)]
+        # two versions of one law are one name ("Ley de Amparo"), said once
+        place = "; ".join(list(dict.fromkeys(_shorten(_squash(n), 90) for n in names))[:2])
     else:
         place = f"«{_squash(ref.law or ref.text)}» (no está en el índice)"
     return f"{', '.join(parts)} de {place}" if parts else place

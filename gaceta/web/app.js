@@ -80,12 +80,16 @@ function notesList(notes) {
   return list.childElementCount ? list : null;
 }
 
-// How a reference names each document it resolved to: the short title when a source carries it.
+// How a reference names each document it resolved to: the short title a source of it (or of a document of the same
+// title: another version of the law) carries; two versions of one law are one name ("Ley de Amparo"), said once.
 function documentNames(resolved) {
-  return resolved.doc_ids.slice(0, 2).map((id, i) => {
-    const hit = state.sources.find((h) => h.document.doc_id === id);
-    return shorten(squash((hit && hit.document.short_title) || resolved.titles[i] || id), 90);
+  const names = resolved.doc_ids.map((id, i) => {
+    const title = resolved.titles[i];
+    const hit = state.sources.find((h) => h.document.doc_id === id)
+      || state.sources.find((h) => title && h.document.title === title && h.document.short_title);
+    return shorten(squash((hit && hit.document.short_title) || title || id), 90);
   });
+  return names.filter((name, i) => names.indexOf(name) === i).slice(0, 2);
 }
 
 function referenceText(resolved) {

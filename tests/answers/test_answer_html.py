@@ -95,6 +95,21 @@ def test_breadcrumb_is_plain_headings_and_references_are_understood():
                           "art. 5 de «LFT» (no está en el índice)")
 
 
+def test_a_law_found_in_two_versions_is_named_once():
+    """An article looked up in the two versions of a law the index holds resolves to both documents, one name."""
+    from gaceta.answer_html import reference_text
+    from ingest.models import LegalReference
+    from retrieval.models import ResolvedReference
+
+    both = ResolvedReference(reference=LegalReference(text="artículo 7o. de la Ley de Amparo", articles=["7"],
+                                                      law="Ley de Amparo"),
+                             doc_ids=["new-000", "old-000"], titles=[LONG_TITLE, LONG_TITLE], resolved=True)
+    assert reference_text(both, {"new-000": "Ley de Amparo", "old-000": "Ley de Amparo"}) == "art. 7 de Ley de Amparo"
+    # only the version in force among the sources: the other, of the same title, is named by its short title too
+    assert reference_text(both, {"new-000": "Ley de Amparo"}) == "art. 7 de Ley de Amparo"
+    assert reference_text(both) == f"art. 7 de {LONG_TITLE}"
+
+
 def test_no_understood_line_without_references(embedder):
     hits = make_hits([HOSTILE])
     answer = answer_hits("¿Cuándo deberá publicarse el aviso?", hits, ExtractiveAnswerer(embedder))

@@ -246,6 +246,9 @@ def test_a_source_shows_the_version_it_is(browser, amparo_versions):
         assert "Última reforma DOF 16-10-2025" in meta and "2025-10-16" not in meta
         label = page.locator("#citations li .cite-label").first.inner_text()
         assert label.startswith("Ley de Amparo (texto vigente al 16-10-2025), art. 7")
+        # the article was looked up in both versions: one law, named once
+        understood = page.locator("#understood").inner_text()
+        assert understood == "Entendido: art. 7 de Ley de Amparo", understood
         page.locator("#sources li .source-title").first.click()
         page.locator("#panel").wait_for(state="visible")
         panel = page.locator("#panel-meta").inner_text()
