@@ -17,7 +17,7 @@ from retrieval.cross_encoder import load_cross_encoder
 from retrieval.definitions import defined_term, defines, defining_provisions
 from retrieval import rerank as second_stage
 from retrieval.index import DEFAULT_PREFETCH, Index, Search
-from retrieval.law_lookup import CONTEXT_DOCS, LawCatalog, names_a_law, report
+from retrieval.law_lookup import CONSOLIDATED, CONTEXT_DOCS, LawCatalog, names_a_law, report
 from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode, SearchResult
 from retrieval.question_laws import understood
 from retrieval.rulings import DECIDING, asks_outcome, disposing_chunks
@@ -77,6 +77,7 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     looked_up: dict[str, SearchHit] = {}
     reports = []
     resolved: list[tuple] = []
+    named_docs: list[DocumentInfo] = []  # the documents of the laws the question names by name, acronym or number
     for ref, docs in refs:
         amending, held = False, []
         if not docs and names_a_law(ref) and (decrees := catalog.amending(ref)):
@@ -104,6 +105,8 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
                                                                via="reference"))
         reports.append(report(ref, docs, len(found), catalog, amending))
         resolved.append((ref, doc_ids))
+        if names_a_law(ref) and not amending:
+            named_docs += docs
     # naming no law, a question that speaks of what an indexed law regulates ("el juicio de amparo": the Ley de
     # Amparo) reads that law first, as one naming it would (`LawCatalog.topic_laws`, the matter its name gives)
     subject = () if any(doc_ids or names_a_law(ref) for ref, doc_ids in resolved) else tuple(sorted(
@@ -134,6 +137,7 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
         ranked_openings = [] if absent else index.opened(query, filters, OPENED, named or None, first.set_aside)
         opened = {(o.doc_id, o.article): o.rank for o in ranked_openings}
         merged += _opened_candidates(index, ranked_openings[:OPENED_ADDED], merged, filters)
+    merged = _in_named_laws(query, merged, named_docs)
     if rerank:
         cross = None
         if index.settings.rerank_model:
@@ -148,6 +152,19 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
         hit.versioned = hit.document.law_id in versioned
         hit.label = labels.label(hit.document, hit.chunk, versioned=hit.versioned)
     return SearchResult(query=query, hits=ranked, references=reports, country=first.country)
+
+
+def _in_named_laws(query: str, hits: list[SearchHit], named: list[DocumentInfo]) -> list[SearchHit]:
+    """A question that names the laws it asks about, each a law in force under its own name (a constitution, a law,
+    a code: `CONSOLIDATED`), is answered from them: the hits of other documents that merely speak of them (a
+    reglamento's preamble quoting "la Constitución Política de los Estados Unidos Mexicanos" to a question about what
+    the Constitution says on work) are set aside, when the named laws hold any hit. Not for a question about a law's
+    reforms (the decrees that made them are other documents)."""
+    if not named or any(d.doc_type not in CONSOLIDATED for d in named) or second_stage.asks_about_history(query):
+        return hits
+    ids = {d.doc_id for d in named}
+    kept = [h for h in hits if h.chunk.doc_id in ids]
+    return kept or hits
 
 
 def _defining(index: Index, query: str, hits: list[SearchHit], scope: list[str]) -> list[SearchHit]:

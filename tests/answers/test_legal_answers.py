@@ -19,6 +19,8 @@ AMPARO = "mx_ley_de_amparo.pdf"
 BULLETIN = "mx_tfca_boletin_laboral_2021-10-01.pdf"  # the labour tribunal's daily list of agreements, by case file
 AREAS = "dof_2025-01-14_RMF2025_anexo13_landscape.pdf"  # the RMF 2025's Anexo 13: tables of protected areas
 LEY99 = "co_diario_oficial_ley_99_1993.pdf"  # Colombia's environmental law: its own "Presidente de la República"
+# the Reglamento of LFT arts. 121-122: its preamble quotes "la Constitución Política de los Estados Unidos Mexicanos"
+RLFT = "mx_reglamento_arts_121_122_LFT.pdf"
 DEMO = "¿Qué dispone el artículo 27 de la Constitución sobre la propiedad de las tierras y aguas?"
 ART27_P1 = ("La propiedad de las tierras y aguas comprendidas dentro de los límites del territorio nacional, "
             "corresponde originariamente a la Nación")
@@ -27,7 +29,7 @@ NOTE = re.compile(r"\b(?:reformad|adicionad|derogad)[oa]s?\s+DOF\s+\d{2}-\d{2}-\
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
-    index = build_index(tmp_path_factory.mktemp("laws"), [CPEUM, AMPARO, BULLETIN, AREAS, LEY99])
+    index = build_index(tmp_path_factory.mktemp("laws"), [CPEUM, AMPARO, BULLETIN, AREAS, LEY99, RLFT])
     yield index
     index.close()
 
@@ -220,3 +222,17 @@ def test_a_tables_row_is_answered_read_under_its_caption_and_header(index, quest
     rows = [c for c in citations(answer) if c.verified and row in c.cited_text]
     assert rows and states in rows[0].cited_text
     assert source_file(answer, rows[0]).endswith(AREAS)
+
+
+def test_a_law_named_by_its_whole_name_is_answered_from_it_not_from_another_law_on_the_same_matter(index):
+    """Asked what the Constitution says on the workers' share of profits, the answer quoted CPEUM art. 123 fr. IX and
+    then art. 8 of the Reglamento of LFT arts. 121-122 (a text under another name, whose preamble quotes "la
+    Constitución Política de los Estados Unidos Mexicanos"; over all the shared PDFs such a preamble led the answer to
+    "¿Qué dice la Constitución Política … sobre el trabajo?"). A question naming a law in force under its own name
+    is answered from that law (`legal_search._in_named_laws`)."""
+    answer = ask(index, "¿Qué dice la Constitución Política de los Estados Unidos Mexicanos sobre el reparto de "
+                 "utilidades?", k=8)
+    cited = citations(answer)
+    assert cited and cited[0].article == "123", [c.label for c in cited]
+    assert all(source_file(answer, c).endswith(CPEUM) for c in cited), [c.label for c in cited]
+    assert all(h.document.source_path.endswith(CPEUM) for h in answer.sources)
