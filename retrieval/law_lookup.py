@@ -91,6 +91,29 @@ def _same_words(name: str, title: str) -> bool:
     return True
 
 
+# The words of law names in English, each with the Spanish word the same name is written with: a law indexed in one
+# language is named in the other ("the Universal Declaration of Human Rights" is the "Declaración Universal de
+# Derechos Humanos"; the "Reglamento General de Protección de Datos" the "General Data Protection Regulation"). Words
+# both languages share ("universal", "general", "civil") need no entry.
+_EN_ES = {"declaration": "declaracion", "rights": "derechos", "right": "derecho", "human": "humanos",
+          "data": "datos", "protection": "proteccion", "regulation": "reglamento", "directive": "directiva",
+          "convention": "convencion", "charter": "carta", "covenant": "pacto", "treaty": "tratado", "code": "codigo",
+          "criminal": "penal", "procedure": "procedimiento", "law": "ley", "act": "ley", "constitution": "constitucion",
+          "freedoms": "libertades", "freedom": "libertad", "child": "nino", "children": "ninos",
+          "political": "politicos", "economic": "economicos", "social": "sociales", "cultural": "culturales",
+          "european": "europea", "union": "union", "personal": "personales", "companies": "sociedades",
+          "company": "sociedad", "labour": "trabajo", "labor": "trabajo", "federal": "federal", "american": "americana"}
+_EN_LINKING = frozenset("of the on for and to with".split())
+_CROSS_WORDS = 8  # a name of more words is a long title, not a name another language translates word for word
+
+
+def name_concepts(name: str) -> frozenset[str]:
+    """What a law's name says, in either language: its words (linking words out) through `_EN_ES`, stemmed as Spanish
+    ("Universal Declaration of Human Rights" and "Declaración Universal de Derechos Humanos": one set)."""
+    words = [w for w in re.findall(r"[^\W\d_]+", fold(name)) if w not in LINKING and w not in _EN_LINKING]
+    return frozenset(t for w in words for t in analyze(_EN_ES.get(w, w), ("spanish",)))
+
+
 def as_written(words: str) -> str:
     """Words typed in lower case as a law's name is written: "ley general de salud" → "Ley General de Salud"."""
     return " ".join(w if w in LINKING else w[:1].upper() + w[1:] for w in words.split())
@@ -227,6 +250,13 @@ class LawCatalog:
                 elif len(name) >= 8:
                     score = int(max((fuzz.ratio(name, n[: len(name) + 2]) for n in (*e.names, *e.cores)
                                      if _same_words(name, n)), default=0))
+            if score < NAME_MATCH and name and not whole and eu is None and not upper in e.acronyms:
+                # named in the other language: the same words, translated ("the Universal Declaration of Human
+                # Rights"), of one of its names short enough to be a name
+                concepts = name_concepts(name)
+                if len(concepts) >= 2 and any(name_concepts(n) == concepts for n in (*e.names, *e.cores)
+                                              if len(n.split()) <= _CROSS_WORDS):
+                    score = NAME_MATCH
             if score >= NAME_MATCH and wanted <= e.jurisdiction:
                 found.append((score, e))
         found.sort(key=lambda se: (-se[0], not se[1].consolidated))

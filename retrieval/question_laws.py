@@ -137,10 +137,35 @@ def _named_by_its_words(ref: LegalReference, catalog: LawCatalog) -> tuple[Legal
 _EN_WORD = r"(?:U\.S\.|U\.K\.|[A-Z][A-Za-z'’-]*)"
 _ACT = re.compile(rf"(?<![\w.])(?P<name>{_EN_WORD}(?:\s+(?:(?:of|and|for|on|the|to|with)\s+)*{_EN_WORD})*?\s+Act)"
                   r"(?P<year>,?\s+(?:of\s+)?(?:1[6-9]|20)\d\d)?(?![\w-])")
+# An international instrument or a code named in English: capitalised words around its kind ("the Universal
+# Declaration of Human Rights", "the European Convention on Human Rights", "the Civil Code"). Read only when it names
+# an indexed document (in either language: `law_lookup.name_concepts`): "the JORC Code" a regulator's rulebook
+# cites is no text of its own, and is left to the search.
+_KINDS_EN = r"(?:Declaration|Convention|Charter|Covenant|Treaty|Constitution|Code)"
+_INSTRUMENT = re.compile(rf"(?<![\w.])(?P<name>(?:{_EN_WORD}\s+(?:(?:of|and|for|on|the|to)\s+)*)*{_KINDS_EN}"
+                         rf"(?:\s+(?:of|on|for)\s+(?:the\s+)?{_EN_WORD}(?:\s+(?:(?:of|and|the|to)\s+)*{_EN_WORD})*)?)"
+                         r"(?![\w-])")
 # the capitalised words that open an English question or introduce the name, not part of it
 _EN_OPENING = frozenset("""under what which who whom whose how when where why does do did is are was were can could
 should must may might will would according in on per the if for section sections article articles title part chapter
 as by and or of to a an has have this that my our we i it its""".split())
+
+
+def instrument_names(query: str, catalog: LawCatalog) -> list[LegalReference]:
+    """The instruments `query` names in English (`_INSTRUMENT`) that an indexed document is, in either language."""
+    out = []
+    for m in _INSTRUMENT.finditer(query):
+        words = list(re.finditer(r"\S+", m.group("name")))
+        while words and words[0].group().lower().strip("'’") in _EN_OPENING:
+            words.pop(0)
+        if len(words) < 2:
+            continue
+        start = m.start("name") + words[0].start()
+        ref = LegalReference(text=query[start:m.end()], start=start, end=m.end(), law=query[start:m.end()],
+                             law_type=law_type_of(query[start:m.end()]) or DocType.ley)
+        if catalog.resolve(ref):
+            out.append(ref)
+    return out
 
 
 def foreign_names(query: str) -> list[LegalReference]:
@@ -231,7 +256,8 @@ def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, li
     bill ("la iniciativa de Ley de Ingresos") is no law in force: what is asked of it, the law that governs the bill
     answers, so it is not a reference."""
     refs = [with_qualifier(r, query) for r in parse_references(query) if r.articles or r.law or r.constitutional]
-    for more in (catalog.qualified_mentions(query), lower_case_names(query), foreign_names(query)):
+    for more in (catalog.qualified_mentions(query), lower_case_names(query), foreign_names(query),
+                 instrument_names(query, catalog)):
         refs = with_unread(refs, more)
     refs = _of_its_law(query, refs)
     refs = [r for r in refs if r.articles or not _BILL.search(query, 0, r.start)]

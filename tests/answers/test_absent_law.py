@@ -386,6 +386,40 @@ def test_an_eu_act_is_its_number_in_any_language_and_a_text_printed_before_its_n
             assert answer.text.startswith(f"{named} no está entre los documentos indexados"), answer.text
 
 
+def test_a_law_named_in_the_other_language_is_that_law(tmp_path):
+    """The Universal Declaration of Human Rights is indexed in Spanish ("Declaración Universal de Derechos Humanos"),
+    the GDPR in English ("General Data Protection Regulation"). "article 14 of the Universal Declaration of Human
+    Rights" was answered from the GDPR's Art. 14 (the English name was read as no law, so the article went to the
+    best hit's document), and "el Reglamento General de Protección de Datos" was said not to be indexed. A name
+    written with the same words in the other language names the same law; an English name no document is ("the
+    European Convention on Human Rights") is no reference, left to the search (a regulator's rulebook cites codes
+    that are no text of their own); a jurisdiction still decides (`ABSENT`: the "Código Penal Federal")."""
+    from ingest.parse import parse_pdf
+
+    gdpr = tmp_path / "eu_gdpr_council_position_5419-16.pdf"
+    with pymupdf.open(PDFS / gdpr.name) as src, pymupdf.open() as out:
+        out.insert_pdf(src, to_page=2)  # the title pages
+        out.insert_pdf(src, from_page=133, to_page=134)  # its own article 14
+        out.insert_pdf(src, from_page=139, to_page=140)  # articles 16 to 17
+        out.save(gdpr)
+    with Index.open(Settings(home=tmp_path / "home", _env_file=None)) as index:
+        for path in (gdpr, PDFS / "es_declaracion_universal_derechos_humanos.pdf"):
+            index.add_documents(parse_pdf(path).documents)
+        settings = Settings(home=index.settings.home, answerer="extractive", judge="offline", _env_file=None)
+        answer = ask(index, "What does article 14 of the Universal Declaration of Human Rights say?", k=6,
+                     settings=settings)
+        cited = [c for seg in answer.content for c in seg.citations if c.verified]
+        assert cited and cited[0].article == "14", [c.label for c in cited]
+        assert cited[0].document_title.startswith("Declaración Universal"), cited[0].label
+        answer = ask(index, "¿Qué dice el artículo 17 del Reglamento General de Protección de Datos?", k=6,
+                     settings=settings)
+        assert "no está entre los documentos indexados" not in answer.text, answer.text
+        cited = [c for seg in answer.content for c in seg.citations if c.verified]
+        assert cited and cited[0].article == "17" and "Data Protection" in cited[0].label, answer.text
+        found = legal_search(index, "What does the European Convention on Human Rights say about torture?", k=4)
+        assert not found.references, found.references
+
+
 # -- issue 25 (2): the relevance flag judges whether the cited provisions answer the question ---------------------
 def test_an_answer_from_another_article_than_the_one_named_is_not_relevant(index, settings):
     # article 150 of the Ley de Amparo lies beyond the pages indexed: whatever is cited, it is not article 150
