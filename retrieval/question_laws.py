@@ -245,6 +245,26 @@ def _of_its_law(query: str, refs: list[LegalReference]) -> list[LegalReference]:
     return out
 
 
+# what follows an article to name its law by an acronym: "art. 20 CP", "el artículo 1 del CC", "art. 3 de la LEC"
+_ACRONYM_AFTER = re.compile(r"[\s,]*(?:(?:del|de\s+la|de)\s+)?(?P<acr>[A-ZÑ]{2,8})(?![\w.])")
+
+
+def _with_acronym(query: str, refs: list[LegalReference], catalog: LawCatalog) -> list[LegalReference]:
+    """An article followed by the acronym of an indexed law is that law's article: "art. 20 CP" (Spain's Código
+    Penal, which the index calls "CP"), though two letters are too few for the parser to read as a law anywhere
+    else ("un CP" is a postal code). Only the acronyms the index's documents have (`LawCatalog` entries)."""
+    known = {a for e in catalog.entries for a in e.acronyms}
+    out = []
+    for ref in refs:
+        m = _ACRONYM_AFTER.match(query, ref.end) if ref.articles and not (ref.law or ref.constitutional) else None
+        if m is not None and m.group("acr") in known and not any(r.start < m.end() and m.start("acr") < r.end
+                                                                 for r in refs if r is not ref):
+            ref = ref.model_copy(update={"law": m.group("acr"), "law_type": law_type_of(m.group("acr")),
+                                         "end": m.end(), "text": query[ref.start:m.end()]})
+        out.append(ref)
+    return out
+
+
 def with_unread(refs: list[LegalReference], more: list[LegalReference]) -> list[LegalReference]:
     """`refs` and those of `more` (another reader's) that overlap none of them, in the order they are written."""
     return sorted(refs + [m for m in more if not any(r.start < m.end and m.start < r.end for r in refs)],
@@ -259,7 +279,7 @@ def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, li
     for more in (catalog.qualified_mentions(query), lower_case_names(query), foreign_names(query),
                  instrument_names(query, catalog)):
         refs = with_unread(refs, more)
-    refs = _of_its_law(query, refs)
+    refs = _with_acronym(query, _of_its_law(query, refs), catalog)
     refs = [r for r in refs if r.articles or not _BILL.search(query, 0, r.start)]
     found = catalog.written_names(query)
     spans = [(lo, hi) for lo, hi, _ in found]

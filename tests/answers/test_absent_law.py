@@ -308,6 +308,19 @@ def test_the_constitution_called_by_another_name_is_not_absent(index, settings):
                                   "documentos indexados")
 
 
+def test_an_article_followed_by_an_indexed_laws_acronym_is_that_laws(index, settings):
+    """"art. 1 CP", "el artículo 1 del CP": Spain's Código Penal, which the index knows as "CP" (two letters, too few
+    for the parser to read as a law's name anywhere else). The Constitution and the Ley de Amparo have an article 1
+    too, and the question's other words do not say which."""
+    for question in ("¿Qué dice el art. 1 CP?", "¿Qué dice el artículo 1 del CP?"):
+        answer = ask(index, question, k=6, settings=settings)
+        cited = [c for seg in answer.content for c in seg.citations if c.verified]
+        assert cited and cited[0].article == "1" and cited[0].document_title.startswith("Ley Orgánica 10/1995"), \
+            [c.label for c in cited]
+        [named] = answer.references
+        assert named.resolved and named.reference.law == "CP", named
+
+
 def test_a_bill_is_no_law_the_question_names(index, settings):
     """"la iniciativa de Ley de Ingresos" is a bill the Constitution's art. 74 sets a date for (p. 80 of the full
     text, beyond the pages indexed here): no "Ley de Ingresos" is said to be absent, the Constitution is searched."""
