@@ -37,6 +37,7 @@ from retrieval.answers.support import LLMJudge
 from retrieval.answers.verify import Verifier
 from retrieval.legal_search import legal_search
 from retrieval.models import ResolvedReference, SearchFilters, SearchHit, SearchMode, SearchResult
+from retrieval.question_dates import with_asked_day
 from retrieval.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -211,6 +212,7 @@ def ask(index, question: str, k: int = 8, filters: SearchFilters | None = None, 
     reranker: `rerank` or settings.rerank)."""
     settings = settings or Settings()
     backend, reason = _backend_or_reason(answerer or settings.answerer, settings, index.embedder)
+    filters = with_asked_day(question, filters)
     found = _retrieve(index, question, k, filters, settings.rerank if rerank is None else rerank)
     hits, references = found.hits, found.references
     if answers_nothing(references):
@@ -231,6 +233,7 @@ def ask_stream(index, question: str, k: int = 8, filters: SearchFilters | None =
     try:
         settings = settings or Settings()
         backend, reason = _backend_or_reason(answerer or settings.answerer, settings, index.embedder)
+        filters = with_asked_day(question, filters)
         found = _retrieve(index, question, k, filters, settings.rerank if rerank is None else rerank)
         hits, references = found.hits, found.references
         if not answers_nothing(references):

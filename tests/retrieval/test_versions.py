@@ -73,6 +73,31 @@ def test_api_as_of(home: Path) -> None:
         assert client.post("/search", json={"query": QUESTION, "as_of": "16-10-2025"}).status_code == 422
 
 
+def test_a_day_the_question_names_is_the_day_asked_about(home: Path) -> None:
+    """A question that says the day itself ("¿Qué establecía … el 1 de junio de 2025?", "… vigente al …") is answered
+    from the version in force that day, as `as_of` would; an `as_of` the caller gives stands; a day before every
+    version held reads the earliest and says so (POST /ask, the running server's path)."""
+    from fastapi.testclient import TestClient
+
+    from gaceta.api import create_app
+
+    def ask(question: str, **extra) -> str:
+        reply = client.post("/ask", json={"question": question, **extra})
+        assert reply.status_code == 200, reply.text
+        return " ".join(json.dumps(reply.json(), ensure_ascii=False).split())
+
+    with TestClient(create_app(Settings(home=home, answerer="extractive", api_key=None))) as client:
+        for question in ("¿Qué establecía el artículo 7o. de la Ley de Amparo el 1 de junio de 2025?",
+                         "¿Qué dice el artículo 7o. de la Ley de Amparo vigente al 1o. de junio de 2025?",
+                         "What did article 7o. of the Ley de Amparo provide as of 1 June 2025?"):
+            said = ask(question)
+            assert OLD in said and NEW not in said and "texto vigente al 13-03-2025" in said, question
+        said = ask("¿Qué establecía el artículo 7o. de la Ley de Amparo el 1 de junio de 2025?", as_of="2025-10-20")
+        assert NEW in said and OLD not in said
+        said = ask("¿Qué decía el artículo 7o. de la Ley de Amparo en 2024?")
+        assert "El 31-12-2024 es anterior a la versión más antigua de la Ley de Amparo" in said and OLD in said
+
+
 def test_mcp_get_provision_as_of(home: Path) -> None:
     """An agent asks for art. 7o as it stood before the reform, and as it stands today (`gaceta mcp` over stdio)."""
     from anyio.from_thread import start_blocking_portal
