@@ -33,7 +33,7 @@ _DATE = (rf"(?:(?P<d1>\d{{1,2}})(?:o\.?|º|°)?\s+(?:de\s+)?(?P<m1>{_MONTH})\s+(
 _DATE_PARTS = re.compile(_DATE, re.IGNORECASE)
 _ANY_DATE = rf"(?P<date>{re.sub(r'[(][?]P<[a-z0-9]+>', '(?:', _DATE)})"
 # the text in force on the day ("vigente al", "en vigor el", "as in force on", "as of")
-_IN_FORCE = rf"\b(?:vigente|en\s+vigor|in\s+force|as\s+it\s+stood)\s+(?:al|el|en|a|on|in|at)\s+(?:d[ií]a\s+)?"
+_IN_FORCE = r"\b(?:vigente|en\s+vigor|in\s+force|as\s+it\s+stood)\s+(?:al|el|en|a|on|in|at)\s+(?:d[ií]a\s+)?"
 _AS_OF = r"\bas\s+of\s+"
 # what the law said then, in a past tense, and the day after it ("… establecía el artículo 7o. … el 1 de junio de 2025")
 _SAID = (r"\b(?:dec[ií]a|establec[ií]a|dispon[ií]a|prev[eé][ií]a|se[ñn]alaba|regulaba|ordenaba|permit[ií]a|"
