@@ -60,7 +60,8 @@ _LAW_NUM = r"(?:(?-i:[A-Z]{2,6})/\d+/\d{4}|\d+/\d{2,4}|\d+\s+de\s+\d{4}\b|\d+\b)
 # "la Ley Suprema de toda la Unión", the words of CPEUM art. 133): the Constitution, unless a name of its own follows
 # ("la Ley Fundamental de la República Federal de Alemania", "la Ley Fundamental del Estado de …": another law's name)
 _CONSTITUTION_NAME = (r"(?-i:Carta\s+Magna|CARTA\s+MAGNA|Ley\s+(?:Fundamental|Suprema)|LEY\s+(?:FUNDAMENTAL|SUPREMA)"
-                      r"|Norma\s+(?:Fundamental|Suprema)|NORMA\s+(?:FUNDAMENTAL|SUPREMA))\b(?!\s+(?:de|del)(?:\s+(?:la|las|los|el))?\s+(?-i:[A-ZÁÉÍÓÚÑ]))")
+                      r"|Norma\s+(?:Fundamental|Suprema)|NORMA\s+(?:FUNDAMENTAL|SUPREMA))\b"
+                      r"(?!\s+(?:de|del)(?:\s+(?:la|las|los|el))?\s+(?-i:[A-ZÁÉÍÓÚÑ]))")
 _LAW = (rf"(?P<cname>{_CONSTITUTION_NAME})"
         rf"|(?P<nom>(?-i:NOM-\d{{3}}-[A-Z0-9]+(?:-[A-Z0-9]+)*-\d{{4}}))"
         rf"|(?P<ltype>{_TYPE_WORD})\b(?!\s+(?-i:Postal|POSTAL))(?P<lname>{_NAME_MORE}*)"

@@ -101,8 +101,8 @@ _EN_ES = {"declaration": "declaracion", "rights": "derechos", "right": "derecho"
           "criminal": "penal", "procedure": "procedimiento", "law": "ley", "act": "ley", "constitution": "constitucion",
           "freedoms": "libertades", "freedom": "libertad", "child": "nino", "children": "ninos",
           "political": "politicos", "economic": "economicos", "social": "sociales", "cultural": "culturales",
-          "european": "europea", "union": "union", "personal": "personales", "companies": "sociedades",
-          "company": "sociedad", "labour": "trabajo", "labor": "trabajo", "federal": "federal", "american": "americana"}
+          "european": "europea", "personal": "personales", "companies": "sociedades",
+          "company": "sociedad", "labour": "trabajo", "labor": "trabajo", "american": "americana"}
 _EN_LINKING = frozenset("of the on for and to with".split())
 _CROSS_WORDS = 8  # a name of more words is a long title, not a name another language translates word for word
 
@@ -250,7 +250,7 @@ class LawCatalog:
                 elif len(name) >= 8:
                     score = int(max((fuzz.ratio(name, n[: len(name) + 2]) for n in (*e.names, *e.cores)
                                      if _same_words(name, n)), default=0))
-            if score < NAME_MATCH and name and not whole and eu is None and not upper in e.acronyms:
+            if score < NAME_MATCH and name and not whole and eu is None and upper not in e.acronyms:
                 # named in the other language: the same words, translated ("the Universal Declaration of Human
                 # Rights"), of one of its names short enough to be a name
                 concepts = name_concepts(name)
