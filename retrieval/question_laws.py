@@ -151,14 +151,20 @@ should must may might will would according in on per the if for section sections
 as by and or of to a an has have this that my our we i it its""".split())
 
 
+def _english_name(m: re.Match) -> list[re.Match] | None:
+    """The words of an English name matched as `m`'s group "name", without the capitalised words that open the
+    question or introduce the name ("What", "Under the"); None when fewer than two are left ("the Act")."""
+    words = list(re.finditer(r"\S+", m.group("name")))
+    while words and words[0].group().lower().strip("'’") in _EN_OPENING:
+        words.pop(0)
+    return words if len(words) >= 2 else None
+
+
 def instrument_names(query: str, catalog: LawCatalog) -> list[LegalReference]:
     """The instruments `query` names in English (`_INSTRUMENT`) that an indexed document is, in either language."""
     out = []
     for m in _INSTRUMENT.finditer(query):
-        words = list(re.finditer(r"\S+", m.group("name")))
-        while words and words[0].group().lower().strip("'’") in _EN_OPENING:
-            words.pop(0)
-        if len(words) < 2:
+        if (words := _english_name(m)) is None:
             continue
         start = m.start("name") + words[0].start()
         ref = LegalReference(text=query[start:m.end()], start=start, end=m.end(), law=query[start:m.end()],
@@ -174,10 +180,7 @@ def foreign_names(query: str) -> list[LegalReference]:
     number in English or Spanish ("Regulation (EU) 2016/679", "Directiva 95/46/CE": `law_lookup.EU_ACT`)."""
     out = []
     for m in _ACT.finditer(query):
-        words = list(re.finditer(r"\S+", m.group("name")))
-        while words and words[0].group().lower().strip("'’") in _EN_OPENING:
-            words.pop(0)
-        if len(words) < 2:
+        if (words := _english_name(m)) is None:
             continue
         start = m.start("name") + words[0].start()
         law = " ".join(w.group() for w in words) + (m.group("year") or "").replace(",", "")
