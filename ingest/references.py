@@ -212,6 +212,16 @@ def _noun(word: str) -> str:
     return _NOUNS.get(folded, folded)
 
 
+_OTHER_NAME = re.compile(_CONSTITUTION_NAME)
+
+
+def names_constitution_otherwise(text: str) -> bool:
+    """Does `text` (a reference as written) call the Constitution by another of its names ("la Carta Magna")? Those
+    names have other senses (the Magna Carta of 1215), so a reader may leave them to the search where no
+    constitution is held."""
+    return _OTHER_NAME.search(text) is not None
+
+
 def _piece(m: re.Match) -> dict | None:
     """The slots one regex match fills, or None when the match is no reference after all."""
     g = m.groupdict()

@@ -16,7 +16,7 @@ import re
 
 from ingest.headings import fold
 from ingest.models import DocType, DocumentInfo, LegalReference
-from ingest.references import law_type_of, parse_references
+from ingest.references import law_type_of, names_constitution_otherwise, parse_references
 from retrieval.jurisdiction import qualifiers
 from retrieval.law_lookup import EU_ACT, LINKING, LawCatalog, as_written, outermost
 
@@ -307,5 +307,7 @@ def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, li
         if not docs and ref.articles and not (ref.law or ref.constitutional):
             docs = [d for law in laws for d in catalog.resolve(law)] or catalog.mentioned(query)
         ref, docs = of_its_year(query, ref, docs)
+        if not docs and not ref.articles and names_constitution_otherwise(ref.text):
+            continue  # "la Carta Magna" with no constitution held: maybe the charter of 1215; the search decides
         out.append((ref, list({d.doc_id: d for d in docs}.values())))
     return out
