@@ -167,6 +167,7 @@ class _Entry:
     cores: tuple[str, ...] = ()  # folded names without their jurisdiction qualifiers
     jurisdiction: frozenset[str] = frozenset()  # country codes, "federal", "sub:<state>"
     eu: str | None = None  # the EU act its title numbers it as (`eu_number`)
+    concepts: frozenset[frozenset[str]] = frozenset()  # `name_concepts` of its names short enough to be translated
 
     @property
     def display(self) -> str:
@@ -184,7 +185,8 @@ def _entry(doc: DocumentInfo) -> _Entry:
             acronyms.add(acronym(n))
     constitution = doc.doc_type is DocType.constitucion or any(n.startswith("constitucion politica") for n in folded)
     return _Entry(doc, folded, tuple(sorted(acronyms)), doc.doc_type in CONSOLIDATED or constitution, constitution,
-                  cores, frozenset(jurisdiction_of(doc, folded)), eu_number(doc.title))
+                  cores, frozenset(jurisdiction_of(doc, folded)), eu_number(doc.title),
+                  frozenset(name_concepts(n) for n in (*folded, *cores) if len(n.split()) <= _CROSS_WORDS))
 
 
 class LawCatalog:
@@ -195,6 +197,7 @@ class LawCatalog:
         self._countries = {e.document.doc_id: e.jurisdiction & COUNTRY_CODES for e in self.entries}
         self._documents = {e.document.doc_id: e.document for e in self.entries}
         self._held = frozenset().union(*self._countries.values())
+        self.acronyms = frozenset(a for e in self.entries for a in e.acronyms)  # every acronym a document has
         self._aside: dict[str, tuple[str, ...]] = {}  # country → the other countries' documents, sorted
 
     def names_of(self, doc_id: str) -> list[str]:
@@ -234,6 +237,8 @@ class LawCatalog:
         name, wanted = qualifiers(fold(ref.law or ""))
         upper = (ref.law or "").strip().upper()
         eu = eu_number(ref.law or "")
+        # named in the other language: the same words, translated ("the Universal Declaration of Human Rights")
+        concepts = name_concepts(name) if name and not whole and eu is None else frozenset()
         for e in self.entries:
             score = 0
             if eu is not None:  # an EU act is its number, in whatever language it is named
@@ -250,13 +255,8 @@ class LawCatalog:
                 elif len(name) >= 8:
                     score = int(max((fuzz.ratio(name, n[: len(name) + 2]) for n in (*e.names, *e.cores)
                                      if _same_words(name, n)), default=0))
-            if score < NAME_MATCH and name and not whole and eu is None and upper not in e.acronyms:
-                # named in the other language: the same words, translated ("the Universal Declaration of Human
-                # Rights"), of one of its names short enough to be a name
-                concepts = name_concepts(name)
-                if len(concepts) >= 2 and any(name_concepts(n) == concepts for n in (*e.names, *e.cores)
-                                              if len(n.split()) <= _CROSS_WORDS):
-                    score = NAME_MATCH
+            if score < NAME_MATCH and len(concepts) >= 2 and upper not in e.acronyms and concepts in e.concepts:
+                score = NAME_MATCH
             if score >= NAME_MATCH and wanted <= e.jurisdiction:
                 found.append((score, e))
         found.sort(key=lambda se: (-se[0], not se[1].consolidated))

@@ -256,7 +256,7 @@ def _with_acronym(query: str, refs: list[LegalReference], catalog: LawCatalog) -
     """An article followed by the acronym of an indexed law is that law's article: "art. 20 CP" (Spain's Código
     Penal, which the index calls "CP"), though two letters are too few for the parser to read as a law anywhere
     else ("un CP" is a postal code). Only the acronyms the index's documents have (`LawCatalog` entries)."""
-    known = {a for e in catalog.entries for a in e.acronyms}
+    known = catalog.acronyms
     out = []
     for ref in refs:
         m = _ACRONYM_AFTER.match(query, ref.end) if ref.articles and not (ref.law or ref.constitutional) else None
