@@ -62,7 +62,25 @@ _LAW_NUM = r"(?:(?-i:[A-Z]{2,6})/\d+/\d{4}|\d+/\d{2,4}|\d+\s+de\s+\d{4}\b|\d+\b)
 _CONSTITUTION_NAME = (r"(?-i:Carta\s+Magna|CARTA\s+MAGNA|Ley\s+(?:Fundamental|Suprema)|LEY\s+(?:FUNDAMENTAL|SUPREMA)"
                       r"|Norma\s+(?:Fundamental|Suprema)|NORMA\s+(?:FUNDAMENTAL|SUPREMA))\b"
                       r"(?!\s+(?:de|del)(?:\s+(?:la|las|los|el))?\s+(?-i:[A-ZÁÉÍÓÚÑ]))")
-_LAW = (rf"(?P<cname>{_CONSTITUTION_NAME})"
+# A law named by the provisions it regulates, as Mexican usage names regulating laws: "la Ley Reglamentaria de los
+# artículos 103 y 107 constitucionales" (the Ley de Amparo's subtitle), "el Reglamento de los Artículos 121 y 122 de la
+# Ley Federal del Trabajo", "la Ley Reglamentaria de las fracciones I y II del artículo 105 de la Constitución". The
+# articles are part of the name, not a reference of their own; `regulated` reads what such a name regulates.
+_ROMANS = r"(?-i:[IVXLC]+)(?:(?:\s*,\s*|\s+(?:y|e)\s+)(?-i:[IVXLC]+))*"
+
+
+def _regulated(prefix: str) -> str:
+    """The provisions a regulating law's name names ("de los artículos 103 y 107", "de las fracciones I y II del
+    artículo 105"), its groups' names prefixed (one pattern may hold it twice)."""
+    return (rf"(?:de|del)\s+(?:(?:los|las)\s+)?(?:art[ií]culos?\s+(?P<{prefix}art>{_NUMLIST})"
+            rf"|fracci[oó]n(?:es)?\s+(?P<{prefix}fr>{_ROMANS})\s+del\s+art[ií]culo\s+(?P<{prefix}art1>{_NUM}))")
+
+
+_REGULATING = (rf"(?P<rtype>(?-i:Ley\s+Reglamentaria|LEY\s+REGLAMENTARIA|Reglamento|REGLAMENTO))\s+{_regulated('r_')}"
+               r"(?:\s*,?\s*(?:constitucional(?:es)?\b|(?:de|del)\s+(?:la\s+|el\s+)?"
+               rf"(?:{_TYPE_WORD}{_NAME_MORE}*|(?-i:[A-Z]{{2,8}})\b)))?{_NAME_MORE}*")  # "… en el Ramo del Petróleo"
+_LAW = (rf"(?P<rname>{_REGULATING})"
+        rf"|(?P<cname>{_CONSTITUTION_NAME})"
         rf"|(?P<nom>(?-i:NOM-\d{{3}}-[A-Z0-9]+(?:-[A-Z0-9]+)*-\d{{4}}))"
         rf"|(?P<ltype>{_TYPE_WORD})\b(?!\s+(?-i:Postal|POSTAL))(?P<lname>{_NAME_MORE}*)"
         rf"(?:\s+(?:\((?-i:[A-Z]{{1,5}})\)\s+)?(?:(?:n[uú]m(?:ero)?\.?|n[°º]\.?|no\.)\s*)?(?P<lnum>{_LAW_NUM}))?")
@@ -213,6 +231,32 @@ def _noun(word: str) -> str:
 
 
 _OTHER_NAME = re.compile(_CONSTITUTION_NAME)
+# what a regulating law's name or title says it regulates, wherever in the name: "Ley de Amparo, Reglamentaria de los
+# Artículos 103 y 107 de la Constitución …", "LEY REGLAMENTARIA DEL ARTÍCULO 5o. CONSTITUCIONAL", "Reglamento de …"
+_REGULATES = re.compile(r"(?:\breglamentari[oa]|^\s*reglamento)\s+" + _regulated("")
+                        + r"(?:\s*,?\s*(?:(?P<const>constitucional(?:es)?)\b|(?:de|del)\s+(?:la\s+|el\s+)?"
+                          r"(?P<law>[^,;?]+)))?", re.I)
+_FEDERAL_CONSTITUTION = re.compile(r"constitucion(?:\s+politica(?:\s+de\s+los\s+estados\s+unidos\s+mexicanos)?)?\s*$")
+
+
+def regulated(name: str) -> tuple[frozenset[str], str] | None:
+    """What a law named by the provisions it regulates regulates: the provisions (article keys, "105 fr. I" for a
+    fracción) and the law they are of ("constitución" for the federal Constitution, else that law's name as written:
+    "Ley Federal del Trabajo", "LFT"). "la Ley Reglamentaria de los artículos 103 y 107 constitucionales" and the
+    title "Ley de Amparo, Reglamentaria de los Artículos 103 y 107 de la Constitución Política de los Estados Unidos
+    Mexicanos" both read ({"103", "107"}, "constitución"). None for a name that regulates no numbered provision."""
+    m = _REGULATES.search(name)
+    if m is None:
+        return None
+    if m.group("fr"):
+        article = article_key(m.group("art1")) or m.group("art1")
+        provisions = frozenset(f"{article} fr. {r}" for r in re.findall(r"[IVXLC]+", m.group("fr")))
+    else:
+        provisions = frozenset(_articles(m.group("art"))[0])
+    law = " ".join((m.group("law") or "").split()).rstrip(". ")
+    if m.group("const") or _FEDERAL_CONSTITUTION.match(_headings.fold(law)):
+        law = "constitución"
+    return provisions, law
 
 
 def names_constitution_otherwise(text: str) -> bool:
@@ -252,6 +296,8 @@ def _piece(m: re.Match) -> dict | None:
         return {"apartado": g["ap"].upper()}
     if g["inc"] is not None:
         return {"inciso": g["inc"].lower()}
+    if g["rname"] is not None:  # named by what it regulates: the whole phrase is the law's name
+        return {"law": " ".join(g["rname"].split()), "law_type": law_type_of(g["rtype"])}
     if g["cname"] is not None:  # the Constitution by another of its names: as "la Constitución" (no name to match)
         return {"constitutional": True, "law_type": DocType.constitucion}
     if g["nom"] is not None:

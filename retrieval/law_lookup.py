@@ -28,7 +28,7 @@ from rapidfuzz.distance import Levenshtein
 
 from ingest.headings import fold
 from ingest.models import DocType, DocumentInfo, LegalReference
-from ingest.references import law_type_of
+from ingest.references import law_type_of, regulated
 from retrieval.jurisdiction import (AFTER_NAME, COUNTRY_CODES, countries_named, jurisdiction_of, place_name,
                                    places_label, qualifiers)
 from retrieval.models import NamedCountry, ResolvedReference
@@ -55,6 +55,37 @@ CLOSEST = 3  # indexed laws named when a named law is absent
 NAMED_TYPES = frozenset({DocType.constitucion, DocType.ley, DocType.codigo, DocType.reglamento, DocType.estatuto,
                          DocType.real_decreto, DocType.tratado, DocType.nom})
 
+# A numbered law is one number however its year is joined to it: Colombia's "Ley 99 de 1993" is the "Ley 99/1993" a
+# lawyer elsewhere writes, as Spain's "Ley 1/2000" is
+_NUMBER_OF_YEAR = re.compile(r"\b(\d+)\s+de\s+((?:1[89]|20)\d\d)\b")
+
+
+def _numbered(folded: str) -> str:
+    """A folded name with its number written one way: "ley 99 de 1993 por la cual…" → "ley 99/1993 por la cual…"."""
+    return _NUMBER_OF_YEAR.sub(r"\1/\2", folded)
+
+
+# An acronym in capitals and small letters spells its law's words by their first letters: "LAmp" (the DOF's acronym
+# of the Ley de Amparo) is "L" for "Ley" and "Amp" for "Amparo", linking words left out.
+_SPELLED = re.compile(r"[A-ZÑ][a-zñ]*")
+
+
+def _spelled_parts(token: str) -> list[str]:
+    """The parts of a mixed-case acronym ("LAmp" → ["L", "Amp"]); [] for any other token."""
+    parts = _SPELLED.findall(token)
+    return parts if "".join(parts) == token and not token.isupper() and len(parts) >= 2 else []
+
+
+def spells(token: str, name: str) -> bool:
+    """Does the mixed-case acronym `token` spell `name`'s words ("LAmp" → "Ley de Amparo")? Only a token with small
+    letters after a capital: an all-capitals one is read by `acronym`."""
+    parts = _spelled_parts(token)
+    if not parts:
+        return False
+    words = [w for w in re.findall(r"[^\W\d_]+", fold(name)) if w not in LINKING]
+    return len(words) == len(parts) and all(w.startswith(fold(p)) for p, w in zip(parts, words))
+
+
 def _name_part(title: str) -> str:
     """The name part of a title: "Ley de Amparo, Reglamentaria de los artículos…" → "Ley de Amparo"."""
     return _NAME_END.split(title, maxsplit=1)[0].strip()
@@ -80,10 +111,15 @@ def outermost(found: list[tuple[int, int, DocumentInfo]]) -> list[tuple[int, int
 def _same_words(name: str, title: str) -> bool:
     """Is every word of a named law (both folded) a word of the document's name, inflected ("Sociedad",
     "Sociedades": one stem) or mistyped by one letter ("Enjuciamiento")? A word of its own names another law however
-    close the letters: the "Ley de Enjuiciamiento Criminal" is not the Ley de Enjuiciamiento Civil."""
-    words = title.split()
+    close the letters: the "Ley de Enjuiciamiento Criminal" is not the Ley de Enjuiciamiento Civil. A number is
+    no typo: the "Ley 99/1994" is not the Ley 99/1993."""
+    words = [w.strip(",.;:") for w in title.split()]
     stems = set(analyze(title, LANGUAGES))
     for word in name.split():
+        if any(c.isdigit() for c in word):
+            if word not in words:
+                return False
+            continue
         if word in LINKING or set(analyze(word, LANGUAGES)) & stems:
             continue
         if not any(Levenshtein.distance(word, w) <= 1 for w in words):
@@ -168,6 +204,8 @@ class _Entry:
     jurisdiction: frozenset[str] = frozenset()  # country codes, "federal", "sub:<state>"
     eu: str | None = None  # the EU act its title numbers it as (`eu_number`)
     concepts: frozenset[frozenset[str]] = frozenset()  # `name_concepts` of its names short enough to be translated
+    regulates: tuple[frozenset[str], str] | None = None  # the provisions its title says it regulates (`regulated`)
+    numbered: tuple[str, ...] = ()  # its names and cores with their numbers written one way (`_numbered`)
 
     @property
     def display(self) -> str:
@@ -186,7 +224,21 @@ def _entry(doc: DocumentInfo) -> _Entry:
     constitution = doc.doc_type is DocType.constitucion or any(n.startswith("constitucion politica") for n in folded)
     return _Entry(doc, folded, tuple(sorted(acronyms)), doc.doc_type in CONSOLIDATED or constitution, constitution,
                   cores, frozenset(jurisdiction_of(doc, folded)), eu_number(doc.title),
-                  frozenset(name_concepts(n) for n in (*folded, *cores) if len(n.split()) <= _CROSS_WORDS))
+                  frozenset(name_concepts(n) for n in (*folded, *cores) if len(n.split()) <= _CROSS_WORDS),
+                  regulated(doc.title), tuple(dict.fromkeys(_numbered(n) for n in (*folded, *cores))))
+
+
+def _same_regulated(named: tuple[frozenset[str], str], held: tuple[frozenset[str], str]) -> bool:
+    """Do two laws named by what they regulate (`ingest.references.regulated`) regulate the same provisions of the
+    same law? A law the name leaves out ("el Reglamento de los artículos 121 y 122") is any; a law's acronym is its
+    name ("… de la LFT" is "… de la Ley Federal del Trabajo")."""
+    (provisions, law), (held_provisions, held_law) = named, held
+    if provisions != held_provisions:
+        return False
+    if not law or law == held_law:
+        return True
+    folded, held_folded = fold(law), fold(held_law)
+    return held_folded.startswith(folded) or (" " not in law and law.isupper() and acronym(held_law) == law)
 
 
 class LawCatalog:
@@ -235,25 +287,31 @@ class LawCatalog:
         a document that is called exactly so (its title, short title, alias or the core of one)."""
         found: list[tuple[int, _Entry]] = []
         name, wanted = qualifiers(fold(ref.law or ""))
+        name = _numbered(name)
         upper = (ref.law or "").strip().upper()
         eu = eu_number(ref.law or "")
         # named in the other language: the same words, translated ("the Universal Declaration of Human Rights")
         concepts = name_concepts(name) if name and not whole and eu is None else frozenset()
+        regulates = regulated(ref.law or "") if not whole else None  # "la Ley Reglamentaria de los artículos 103 …"
         for e in self.entries:
             score = 0
             if eu is not None:  # an EU act is its number, in whatever language it is named
                 score = 100 if e.eu is not None and same_eu_act(eu, e.eu) else 0
             elif whole:
-                score = 100 if name and name in (*e.names, *e.cores) else 0
+                score = 100 if name and name in e.numbered else 0
             elif upper and upper in e.acronyms and " " not in upper:
                 score = 100
+            elif spells((ref.law or "").strip(), e.display):  # "LAmp": the Ley de Amparo
+                score = 100
+            elif regulates is not None and e.regulates is not None:  # the provisions it regulates are its name
+                score = 100 if _same_regulated(regulates, e.regulates) else 0
             elif ref.constitutional and e.constitution and (not name or "constitucion" in name or upper in e.acronyms):
                 score = 100
             elif name:
-                if any(n == name or n.startswith(name + " ") or n.startswith(name + ",") for n in (*e.names, *e.cores)):
+                if any(n == name or n.startswith(name + " ") or n.startswith(name + ",") for n in e.numbered):
                     score = 98
                 elif len(name) >= 8:
-                    score = int(max((fuzz.ratio(name, n[: len(name) + 2]) for n in (*e.names, *e.cores)
+                    score = int(max((fuzz.ratio(name, n[: len(name) + 2]) for n in e.numbered
                                      if _same_words(name, n)), default=0))
             if score < NAME_MATCH and len(concepts) >= 2 and upper not in e.acronyms and concepts in e.concepts:
                 score = NAME_MATCH
@@ -400,7 +458,8 @@ def names_a_law(ref: LegalReference) -> bool:
         return False
     core, wanted = qualifiers(fold(ref.law))
     return len(core.split()) >= 2 or bool(wanted) or bool(ref.law_number) or (ref.law.isupper() and len(ref.law) >= 3) \
-        or (ref.law.strip().upper() == ref.law.strip() and " " not in ref.law.strip())
+        or (ref.law.strip().upper() == ref.law.strip() and " " not in ref.law.strip()) \
+        or bool(_spelled_parts(ref.law.strip()))
 
 
 _MASC = re.compile(r"^(?:c[óo]digo|reglamento|estatuto|real decreto|decreto|tratado|convenio|acuerdo)\b", re.I)

@@ -249,21 +249,32 @@ def _of_its_law(query: str, refs: list[LegalReference]) -> list[LegalReference]:
 
 
 # what follows an article to name its law by an acronym: "art. 20 CP", "el artículo 1 del CC", "art. 3 de la LEC"
-_ACRONYM_AFTER = re.compile(r"[\s,]*(?:(?:del|de\s+la|de)\s+)?(?P<acr>[A-ZÑ]{2,8})(?![\w.])")
+_ACRONYM_AFTER = re.compile(r"[\s,]*(?:(?P<of>del|de\s+la|de)\s+)?(?P<acr>[A-ZÑ]{2,8})(?![\w.])")
+_GAZETTES = frozenset({"DOF", "BOE"})  # "el artículo 2 del DOF": where a text was published, not the law it is of
+# the type an acronym's first letter gives a law's ("LGEEPA": a ley, "CCF": a código, "RGPD": a reglamento)
+_INITIAL_TYPE = {"L": DocType.ley, "C": DocType.codigo, "R": DocType.reglamento}
 
 
 def _with_acronym(query: str, refs: list[LegalReference], catalog: LawCatalog) -> list[LegalReference]:
     """An article followed by the acronym of an indexed law is that law's article: "art. 20 CP" (Spain's Código
     Penal, which the index calls "CP"), though two letters are too few for the parser to read as a law anywhere
-    else ("un CP" is a postal code). Only the acronyms the index's documents have (`LawCatalog` entries)."""
+    else ("un CP" is a postal code). Only the acronyms the index's documents have (`LawCatalog` entries), or one the
+    article is said to be "of" ("el artículo 6 del RGPD", "el artículo 28 de la LGEEPA") in a question not typed in
+    capitals: that law's, which no document may be (then it is said to be absent, not answered from another law's
+    article of that number)."""
     known = catalog.acronyms
     out = []
     for ref in refs:
         m = _ACRONYM_AFTER.match(query, ref.end) if ref.articles and not (ref.law or ref.constitutional) else None
-        if m is not None and m.group("acr") in known and not any(r.start < m.end() and m.start("acr") < r.end
-                                                                 for r in refs if r is not ref):
-            ref = ref.model_copy(update={"law": m.group("acr"), "law_type": law_type_of(m.group("acr")),
-                                         "end": m.end(), "text": query[ref.start:m.end()]})
+        if m is not None and not any(r.start < m.end() and m.start("acr") < r.end for r in refs if r is not ref):
+            acr = m.group("acr")
+            law_type = law_type_of(acr)
+            if acr not in known:
+                law_type = None if not m.group("of") or query.isupper() or acr in _GAZETTES \
+                    else law_type or _INITIAL_TYPE.get(acr[0])
+            if acr in known or law_type is not None:
+                ref = ref.model_copy(update={"law": acr, "law_type": law_type, "end": m.end(),
+                                             "text": query[ref.start:m.end()]})
         out.append(ref)
     return out
 

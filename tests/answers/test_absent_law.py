@@ -71,6 +71,18 @@ ABSENT = [
     ("¿Qué decía el artículo 27 de la Constitución de 1857?",
      "La Constitución de 1857 no está entre los documentos indexados",
      "Constitución Política de los Estados Unidos Mexicanos (México)"),
+    # … and regulating laws named by the provisions they regulate, which the indexed Ley de Amparo (regulating arts.
+    # 103 and 107) is not
+    ("¿Qué dice la Ley Reglamentaria de las fracciones I y II del artículo 105 de la Constitución sobre las "
+     "controversias constitucionales?", "La Ley Reglamentaria de las fracciones I y II del artículo 105 de la "
+     "Constitución no está entre los documentos indexados", None),
+    ("¿Qué exige la Ley Reglamentaria del artículo 5o. constitucional para ejercer una profesión?",
+     "La Ley Reglamentaria del artículo 5o. constitucional no está entre los documentos indexados", None),
+    # … and laws named by an acronym no indexed document has, the article said to be "of" it: not another law's
+    # article of that number
+    ("¿Qué dice el artículo 28 de la LGEEPA sobre el impacto ambiental?",
+     "La LGEEPA no está entre los documentos indexados", None),
+    ("¿Qué dispone el artículo 1 del CC?", "El CC no está entre los documentos indexados", None),
     # … and a foreign law named in English, an Act with its year when its short title has one
     ("What does the California Consumer Privacy Act say about the right to delete personal information?",
      "California Consumer Privacy Act no está entre los documentos indexados", None),
@@ -182,6 +194,57 @@ def test_a_law_named_inside_an_indexed_documents_name_is_not_absent(index, setti
     assert answer.found is True and not any(r.absent for r in answer.references)
     cited = [c for seg in answer.content for c in seg.citations if c.verified]
     assert cited and "El escrito de objeciones deberá precisar las partidas" in cited[0].cited_text
+
+
+@pytest.mark.parametrize("question,title,article,opening", [
+    ("¿Qué dice el artículo 1o. de la Ley Reglamentaria de los artículos 103 y 107 de la Constitución?",
+     "Ley de Amparo", "1", "El juicio de amparo tiene por objeto resolver toda controversia"),
+    ("¿Qué dice el artículo 5 del Reglamento de los Artículos 121 y 122 de la LFT?",
+     "Reglamento de los Artículos 121 y 122", "5", "Los trabajadores deberán acreditar la personalidad"),
+])
+def test_a_law_named_by_the_provisions_it_regulates_is_that_law(index, settings, question, title, article, opening):
+    """"la Ley Reglamentaria de los artículos 103 y 107 constitucionales" is what lawyers also call the Ley de Amparo
+    (its title's subtitle): its art. 1 answers, not the Constitution's arts. 103 and 107, and no "Ley Reglamentaria"
+    is said to be absent. "… de la LFT" after the Reglamento is part of its name, not an absent LFT."""
+    answer = ask(index, question, k=6, settings=settings)
+    assert answer.found is True and not any(r.absent for r in answer.references), answer.text
+    [named] = answer.references
+    assert named.resolved and named.reference.articles == [article] and title in named.titles[0]
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert cited and cited[0].article == article and title in cited[0].document_title
+    assert cited[0].cited_text.startswith(opening), cited[0].cited_text
+
+
+def test_a_law_named_by_its_mixed_case_acronym_is_that_law(index, settings):
+    """"LAmp" (the DOF's acronym of the Ley de Amparo: "L" for Ley, "Amp" for Amparo) names the Ley de Amparo; its
+    art. 1 answers, not the Constitution's or Spain's Código Penal's art. 1."""
+    answer = ask(index, "¿Qué dice el artículo 1 de la LAmp?", k=6, settings=settings)
+    [named] = answer.references
+    assert named.resolved and named.reference.law == "LAmp" and "Ley de Amparo" in named.titles[0]
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert cited and cited[0].article == "1" and "Ley de Amparo" in cited[0].document_title
+
+
+def test_a_law_numbered_with_its_year_either_way_is_that_law(tmp_path):
+    """Colombia's "LEY 99 DE 1993" is the "Ley 99/1993" a lawyer elsewhere writes (as Spain's "Ley 1/2000"): its
+    art. 2 answers ("Créase el Ministerio del Medio Ambiente…", p. 2); a law of another year is absent."""
+    from ingest.parse import parse_pdf
+
+    cut = tmp_path / "co_diario_oficial_ley_99_1993.pdf"
+    with pymupdf.open(PDFS / cut.name) as src, pymupdf.open() as out:
+        out.insert_pdf(src, to_page=3)
+        out.save(cut)
+    with Index.open(Settings(home=tmp_path / "home", _env_file=None)) as index:
+        index.add_documents(parse_pdf(cut).documents)
+        settings = Settings(home=index.settings.home, answerer="extractive", judge="offline", _env_file=None)
+        for question in ("¿Qué dice el artículo 2 de la Ley 99/1993?", "¿Qué dice el artículo 2 de la Ley 99 de 1993?"):
+            answer = ask(index, question, k=6, settings=settings)
+            cited = [c for seg in answer.content for c in seg.citations if c.verified]
+            assert answer.references[0].resolved, answer.references
+            assert cited and cited[0].article == "2"
+            assert "Créase el Ministerio del Medio Ambiente" in cited[0].cited_text
+        answer = ask(index, "¿Qué dice el artículo 2 de la Ley 99/1994?", k=6, settings=settings)
+        assert answer.found is False and answer.text.startswith("La Ley 99/1994 no está entre los documentos indexados")
 
 
 def test_a_states_law_named_by_the_state_alone_is_that_states_law(index, settings):

@@ -9,7 +9,7 @@ import pymupdf
 import pytest
 
 from ingest.models import DocType
-from ingest.references import amended_articles, article_key, law_type_of, parse_references
+from ingest.references import amended_articles, article_key, law_type_of, parse_references, regulated
 from tests.conftest import pdf
 
 
@@ -88,6 +88,46 @@ def test_the_constitution_by_another_of_its_names(text, written):
 def test_a_name_of_its_own_after_those_words_is_another_law(text, law):
     ref = one(text)
     assert ref.law == law and not ref.constitutional
+
+
+@pytest.mark.parametrize("text, law, articles, law_type", [
+    ("¿Qué dice el artículo 1o. de la Ley Reglamentaria de los artículos 103 y 107 de la Constitución?",
+     "Ley Reglamentaria de los artículos 103 y 107 de la Constitución", ["1"], DocType.ley),
+    ("el plazo según la Ley Reglamentaria de los artículos 103 y 107 constitucionales",
+     "Ley Reglamentaria de los artículos 103 y 107 constitucionales", [], DocType.ley),
+    ("el artículo 5 del Reglamento de los Artículos 121 y 122 de la LFT",
+     "Reglamento de los Artículos 121 y 122 de la LFT", ["5"], DocType.reglamento),
+    ("la Ley Reglamentaria de las fracciones I y II del artículo 105 de la Constitución Política de los Estados "
+     "Unidos Mexicanos", "Ley Reglamentaria de las fracciones I y II del artículo 105 de la Constitución Política de "
+     "los Estados Unidos Mexicanos", [], DocType.ley),
+    ("se reforman los artículos 3 y 5 de la Ley Reglamentaria del Artículo 27 Constitucional en el Ramo del Petróleo",
+     "Ley Reglamentaria del Artículo 27 Constitucional en el Ramo del Petróleo", ["3", "5"], DocType.ley),
+])
+def test_a_law_named_by_the_provisions_it_regulates(text, law, articles, law_type):
+    """Mexican usage names a regulating law by what it regulates: the articles in its name are part of the name (one
+    reference, of that law), not articles of the Constitution or of the LFT the question asks about."""
+    [ref] = parse_references(text)
+    assert (ref.law, ref.articles, ref.law_type, ref.constitutional) == (law, articles, law_type, False)
+
+
+@pytest.mark.parametrize("name, provisions, law", [
+    ("Ley Reglamentaria de los artículos 103 y 107 constitucionales", {"103", "107"}, "constitución"),
+    ("Ley de Amparo, Reglamentaria de los Artículos 103 y 107 de la Constitución Política de los Estados Unidos "
+     "Mexicanos", {"103", "107"}, "constitución"),
+    ("LEY REGLAMENTARIA DE LAS FRACCIONES I Y II DEL ARTÍCULO 105 DE LA CONSTITUCIÓN POLÍTICA DE LOS ESTADOS UNIDOS "
+     "MEXICANOS", {"105 fr. I", "105 fr. II"}, "constitución"),
+    ("LEY REGLAMENTARIA DEL ARTÍCULO 5o. CONSTITUCIONAL, RELATIVO AL EJERCICIO DE LAS PROFESIONES", {"5"},
+     "constitución"),
+    ("Reglamento de los Artículos 121 y 122 de la Ley Federal del Trabajo", {"121", "122"}, "Ley Federal del Trabajo"),
+])
+def test_what_a_regulating_laws_name_says_it_regulates(name, provisions, law):
+    assert regulated(name) == (frozenset(provisions), law)
+
+
+@pytest.mark.parametrize("name", ["Reglamento de la Ley Federal del Trabajo", "Ley Federal del Trabajo",
+                                  "Ley de Amparo"])
+def test_a_name_that_regulates_no_numbered_provision_says_none(name):
+    assert regulated(name) is None
 
 
 def test_qualified_articles():
