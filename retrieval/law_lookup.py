@@ -56,13 +56,16 @@ NAMED_TYPES = frozenset({DocType.constitucion, DocType.ley, DocType.codigo, DocT
                          DocType.real_decreto, DocType.tratado, DocType.nom})
 
 # A numbered law is one number however its year is joined to it: Colombia's "Ley 99 de 1993" is the "Ley 99/1993" a
-# lawyer elsewhere writes, as Spain's "Ley 1/2000" is
+# lawyer elsewhere writes, as Spain's "Ley 1/2000" is; and however many zeros pad it ("Acuerdo General 01/2021" is the
+# "Acuerdo General 1/2021")
 _NUMBER_OF_YEAR = re.compile(r"\b(\d+)\s+de\s+((?:1[89]|20)\d\d)\b")
+_PADDED = re.compile(r"\b0+(\d+/)")
 
 
 def _numbered(folded: str) -> str:
-    """A folded name with its number written one way: "ley 99 de 1993 por la cual…" → "ley 99/1993 por la cual…"."""
-    return _NUMBER_OF_YEAR.sub(r"\1/\2", folded)
+    """A folded name with its number written one way: "ley 99 de 1993 por la cual…" → "ley 99/1993 por la cual…",
+    "acuerdo general 01/2021" → "acuerdo general 1/2021"."""
+    return _PADDED.sub(r"\1", _NUMBER_OF_YEAR.sub(r"\1/\2", folded))
 
 
 # An acronym in capitals and small letters spells its law's words by their first letters: "LAmp" (the DOF's acronym
@@ -251,6 +254,18 @@ class LawCatalog:
         self._held = frozenset().union(*self._countries.values())
         self.acronyms = frozenset(a for e in self.entries for a in e.acronyms)  # every acronym a document has
         self._aside: dict[str, tuple[str, ...]] = {}  # country → the other countries' documents, sorted
+
+    def edition(self, gazette: str, day: dt.date) -> list[DocumentInfo]:
+        """The documents of one gazette's edition of `day` (`question_dates.edition_named`: "el DOF del 15 de diciembre
+        de 2024"): published that day, in that gazette or in none the index records (a law's own PDF, "publicada en
+        el DOF el 2 de abril de 2013", does not name its gazette)."""
+        return [e.document for e in self.entries if e.document.publication_date == day
+                and fold(e.document.gazette or gazette) == fold(gazette)]
+
+    def edition_days(self, gazette: str) -> list[dt.date]:
+        """The days of the editions of `gazette` the index holds documents of, oldest first."""
+        return sorted({e.document.publication_date for e in self.entries
+                       if e.document.publication_date and fold(e.document.gazette or "") == fold(gazette)})
 
     def names_of(self, doc_id: str) -> list[str]:
         """What the document is called and who issued it: its title, short title, aliases and issuing body."""

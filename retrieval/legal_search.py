@@ -10,7 +10,7 @@ first stage (evaluation sets without legal structure measure it directly).
 
 from __future__ import annotations
 
-from ingest.models import BODY_ROLES, Chunk, DocumentInfo, HeadingKind, LegalReference
+from ingest.models import BODY_ROLES, Chunk, DocType, DocumentInfo, HeadingKind, LegalReference
 from ingest.sentences import split_sentences
 from retrieval import labels
 from retrieval.cross_encoder import load_cross_encoder
@@ -18,7 +18,8 @@ from retrieval.definitions import defined_term, defines, defining_provisions
 from retrieval import rerank as second_stage
 from retrieval.index import DEFAULT_PREFETCH, Index, Search
 from retrieval.law_lookup import CONSOLIDATED, CONTEXT_DOCS, LawCatalog, names_a_law, report
-from retrieval.models import Fusion, SearchFilters, SearchHit, SearchMode, SearchResult
+from retrieval.models import Fusion, ResolvedReference, SearchFilters, SearchHit, SearchMode, SearchResult
+from retrieval.question_dates import edition_named
 from retrieval.question_laws import understood
 from retrieval.rulings import DECIDING, asks_outcome, disposing_chunks
 from retrieval.text_analysis import analyze, content_terms, identifiers
@@ -63,9 +64,26 @@ def first_stage(query: str, k: int = 10, mode: SearchMode = SearchMode.hybrid, f
     pool = max(k, second_stage.CANDIDATES) if rerank else k
     scope = None
     if catalog is not None:
-        scope = catalog.country_scope(query, any(names_a_law(ref) for ref, _ in understood(query, catalog)))
+        names_law = any(names_a_law(ref) for ref, _ in understood(query, catalog))
+        scope = catalog.country_scope(query, names_law)
+        if not names_law:
+            filters = _in_edition(query, filters, catalog)
     country, aside = scope if scope is not None else (None, ())
     return Search(query, pool, mode, filters, fusion, prefetch or DEFAULT_PREFETCH, aside, country)
+
+
+def _in_edition(query: str, filters: SearchFilters | None, catalog: LawCatalog) -> SearchFilters | None:
+    """`filters` limited to the gazette edition a query naming no law names by its day ("¿Qué publicó el DOF el 15 de
+    diciembre de 2024?": that edition's documents, not another day's), when the index holds it and the caller chose
+    no documents or dates of its own. A law the query names decides the documents itself ("la Ley de Amparo
+    publicada en el DOF el 2 de abril de 2013")."""
+    edition = edition_named(query)
+    if edition is None or (filters is not None and (filters.doc_ids or filters.date_from or filters.date_to)):
+        return filters
+    held = catalog.edition(edition.gazette, edition.day)
+    if not held:
+        return filters
+    return (filters or SearchFilters()).model_copy(update={"doc_ids": [d.doc_id for d in held]})
 
 
 def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank: bool = True,
@@ -78,6 +96,7 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     reports = []
     resolved: list[tuple] = []
     named_docs: list[DocumentInfo] = []  # the documents of the laws the question names by name, acronym or number
+    whole = _asks_whole(query, refs)
     for ref, docs in refs:
         amending, held = False, []
         if not docs and names_a_law(ref) and (decrees := catalog.amending(ref)):
@@ -100,13 +119,17 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
             found = _in_force(found, ref, query)[:MAX_PROVISION_CHUNKS]
             if doc_ids and second_stage.asks_about_history(query):  # "¿qué decretos reformaron el artículo 27?"
                 found += index.reform_decrees(doc_ids, ref.articles)[:MAX_PROVISION_CHUNKS]
-            for chunk, document in found:
-                looked_up.setdefault(chunk.chunk_id, SearchHit(chunk=chunk, document=document, score=0.0, rank=1,
-                                                               via="reference"))
+        elif whole and doc_ids and not amending:  # "¿Qué regula la Ley de Sociedades de Capital?": its object
+            found = _object(index.provisions(doc_ids, _first_articles(index, doc_ids), filters))
+        for chunk, document in found:
+            looked_up.setdefault(chunk.chunk_id, SearchHit(chunk=chunk, document=document, score=0.0, rank=1,
+                                                           via="reference"))
         reports.append(report(ref, docs, len(found), catalog, amending))
         resolved.append((ref, doc_ids))
         if names_a_law(ref) and not amending:
             named_docs += docs
+    if (missing := _missing_edition(query, filters, catalog, refs)) is not None:
+        reports.append(missing)
     # naming no law, a question that speaks of what an indexed law regulates ("el juicio de amparo": the Ley de
     # Amparo) reads that law first, as one naming it would (`LawCatalog.topic_laws`, the matter its name gives)
     subject = () if any(doc_ids or names_a_law(ref) for ref, doc_ids in resolved) else tuple(sorted(
@@ -152,6 +175,68 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
         hit.versioned = hit.document.law_id in versioned
         hit.label = labels.label(hit.document, hit.chunk, versioned=hit.versioned)
     return SearchResult(query=query, hits=ranked, references=reports, country=first.country)
+
+
+# What a question asks of a whole law, the law's name aside ("¿Qué regula la Ley de Sociedades de Capital?", "¿De qué
+# trata la Ley 99 de 1993?", "¿Cuál es el objeto de …?", "¿Qué establece …?": content terms, stemmed, "establece" and
+# "dice" being none)
+_WHOLE_TERMS = frozenset({"regul", "trat", "objet", "contien", "vers", "materi", "ambit", "aplic"})
+# the instruments whose first provision states what they do ("tiene por objeto…"); not an annex (whose "articles"
+# are often those of the law it serves), a list, a notice, a ruling
+_STATES_OBJECT = frozenset({*CONSOLIDATED, DocType.decreto, DocType.acuerdo, DocType.resolucion, DocType.orden,
+                            DocType.nom, DocType.lineamientos, DocType.circular, DocType.norma, DocType.convenio})
+
+
+def _asks_whole(query: str, refs: list[tuple[LegalReference, list[DocumentInfo]]]) -> bool:
+    """Does the query ask what one named law is about, as a whole (no article, no topic of its own)? A law states its
+    object and scope where its own body begins (its first article: "La presente Ley tiene por objeto…"), and that is
+    the answer (`_first_articles`)."""
+    named = [(ref, docs) for ref, docs in refs if ref.law or ref.constitutional]
+    if len(named) != 1 or len(refs) != 1 or named[0][0].articles or not named[0][1] \
+            or any(d.doc_type not in _STATES_OBJECT for d in named[0][1]):
+        return False
+    ref = named[0][0]
+    return content_terms(query[:ref.start] + " " + query[ref.end:]) <= _WHOLE_TERMS
+
+
+def _object(found: list) -> list:
+    """Of the chunks of a law's first article, the law's own: its body's, and numbered in digits where one is (the
+    decree that enacts a law numbers its own "ARTÍCULO PRIMERO.- Se expide la Ley de Amparo…" in words)."""
+    found = [cd for cd in found if cd[0].role in BODY_ROLES] or found
+    return ([cd for cd in found if _numbered_in_digits(cd[0])] or found)[:MAX_PROVISION_CHUNKS]
+
+
+def _first_articles(index: Index, doc_ids: list[str]) -> list[str]:
+    """The key of the first article of each document's own body (where a law states its object)."""
+    keys = []
+    for doc_id in doc_ids:
+        first = next(iter(index.articles(doc_id)), None)
+        if first is not None and first.article not in keys:
+            keys.append(first.article)
+    return keys
+
+
+CLOSEST_EDITIONS = 3  # editions held named when the one asked about is not
+
+
+def _missing_edition(query: str, filters: SearchFilters | None, catalog: LawCatalog,
+                     refs: list[tuple[LegalReference, list[DocumentInfo]]]) -> ResolvedReference | None:
+    """The gazette edition a question asks about by its day and naming no law ("¿Qué publicó el DOF el 3 de marzo de
+    2022?"), when the index holds no document of it: reported absent, with the editions held closest to that day, so
+    the answer says so instead of answering from another day's documents."""
+    edition = edition_named(query)
+    if edition is None or any(names_a_law(ref) for ref, _ in refs) or catalog.edition(edition.gazette, edition.day) \
+            or (filters is not None and (filters.doc_ids or filters.date_from or filters.date_to)):
+        return None
+    name = f"{edition.gazette} del {edition.day:%d-%m-%Y}"
+    days = sorted(catalog.edition_days(edition.gazette), key=lambda d: (abs((d - edition.day).days), d))
+    reason = f"El {name} no está entre los documentos indexados"
+    if days:
+        held = [f"{d:%d-%m-%Y}" for d in sorted(days[:CLOSEST_EDITIONS])]
+        reason += f"; las ediciones del {edition.gazette} indexadas más cercanas son las del " + (
+            f"{', '.join(held[:-1])} y {held[-1]}" if len(held) > 1 else held[0])
+    return ResolvedReference(reference=LegalReference(text=edition.text, start=edition.start, end=edition.end,
+                                                      law=name), absent=True, reason=reason)
 
 
 def _in_named_laws(query: str, hits: list[SearchHit], named: list[DocumentInfo]) -> list[SearchHit]:

@@ -14,7 +14,9 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import re
+from typing import NamedTuple
 
+from ingest.headings import fold
 from retrieval.models import SearchFilters
 
 _MONTHS = {m: i for i, m in enumerate(
@@ -43,24 +45,71 @@ _SAID_ON = rf"{_SAID}[^?¿;]*?\b(?:el|en|al|on|in)\s+(?:d[ií]a\s+)?"
 _ASKED = re.compile(rf"(?:{_IN_FORCE}|{_AS_OF}|{_SAID_ON}){_ANY_DATE}", re.IGNORECASE)
 
 
+def _written(date: str) -> tuple[int, int | None, int | None]:
+    """(year, month, day) of a date as written; month and day None where it does not give them."""
+    g = {k: v for k, v in _DATE_PARTS.match(date).groupdict().items() if v is not None}
+    year = int(next(g[k] for k in ("y1", "y2", "y3", "y4", "y5", "y6") if k in g))
+    month_text = next((g[k] for k in ("m1", "m2", "m3", "m4", "m5") if k in g), None)
+    month = None if month_text is None else (int(month_text) if month_text.isdigit() else _MONTHS[month_text.lower()])
+    day = next((int(g[k]) for k in ("d1", "d2", "d3", "d4") if k in g), None)
+    return year, month, day
+
+
 def asked_day(question: str) -> dt.date | None:
     """The day whose version of a law the question asks for (None: it asks for none, so today's)."""
     m = _ASKED.search(question)
     if m is None:
         return None
-    g = {k: v for k, v in _DATE_PARTS.match(m.group("date")).groupdict().items() if v is not None}
-    year = int(next(g[k] for k in ("y1", "y2", "y3", "y4", "y5", "y6") if k in g))
-    month_text = next((g[k] for k in ("m1", "m2", "m3", "m4", "m5") if k in g), None)
-    month = None if month_text is None else (int(month_text) if month_text.isdigit() else _MONTHS[month_text.lower()])
-    day_text = next((g[k] for k in ("d1", "d2", "d3", "d4") if k in g), None)
+    year, month, day = _written(m.group("date"))
     try:
         if month is None:
             return dt.date(year, 12, 31)
-        if day_text is None:
+        if day is None:
             return dt.date(year, month, calendar.monthrange(year, month)[1])
-        return dt.date(year, month, int(day_text))
+        return dt.date(year, month, day)
     except ValueError:  # "31 de febrero": no day
         return None
+
+
+# A gazette's edition named by its day: "el DOF del 15 de diciembre de 2024", "publicado en el Diario Oficial de la
+# Federación el 11 de enero de 2023", "el BOE de 15 de abril de 2024", "the Federal Register of August 6, 2020". The
+# names a gazette is called by, each with the name its documents record (`DocumentInfo.gazette`).
+_GAZETTES = {"dof": "DOF", "diario oficial de la federacion": "DOF", "boe": "BOE", "boletin oficial del estado": "BOE",
+             "federal register": "Federal Register"}
+_GAZETTE_NAME = (r"(?P<gazette>DOF|Diario\s+Oficial\s+de\s+la\s+Federaci[oó]n|BOE|Bolet[ií]n\s+Oficial\s+del\s+Estado"
+                 r"|Federal\s+Register)")
+_EDITION = re.compile(rf"\b{_GAZETTE_NAME}\s+(?:(?:de|del|de\s+fecha|of|dated|on)\s+|(?:el|del)\s+d[ií]a\s+|el\s+)?"
+                      rf"{_ANY_DATE}", re.IGNORECASE)
+
+
+def _day(date: str) -> dt.date | None:
+    """The day a date as written names (None: a month or a year, or no such day)."""
+    year, month, day = _written(date)
+    try:
+        return dt.date(year, month, day) if month is not None and day is not None else None
+    except ValueError:
+        return None
+
+
+class Edition(NamedTuple):
+    """A gazette's edition a question names: the gazette's recorded name, the day, and where the question names it."""
+
+    gazette: str
+    day: dt.date
+    text: str
+    start: int
+    end: int
+
+
+def edition_named(question: str) -> Edition | None:
+    """The gazette edition the question names by its day: "¿Qué publicó el DOF el 15 de diciembre de 2024?" → DOF,
+    2024-12-15. None when it names none, or only a month or a year."""
+    m = _EDITION.search(question)
+    if m is None:
+        return None
+    day = _day(m.group("date"))
+    gazette = _GAZETTES[" ".join(fold(m.group("gazette")).split())]
+    return Edition(gazette, day, m.group(0), m.start(), m.end()) if day is not None else None
 
 
 def with_asked_day(question: str, filters: SearchFilters | None) -> SearchFilters | None:

@@ -60,6 +60,7 @@ from ingest.references import parse_references
 from retrieval.answers.base import Draft, DraftEvent, claim, replay, sentences_of
 from retrieval.answers.models import TextSegment
 from retrieval.models import SearchHit
+from retrieval.question_dates import edition_named
 from retrieval.definitions import defined_term, defines
 from retrieval.rulings import disposes
 from retrieval.rerank import (ROLE_WEIGHTS, article_heading, article_title, asks_about_history, division_names,
@@ -292,6 +293,9 @@ _GENERIC_LAW = re.compile(r"\b(?:[Ll]a|[Ee]sta|[Dd]icha|[Ll]a presente|[Tt]he|[T
                           r"(?!\s+(?:de\b|del\b|of\b|[A-ZÁÉÍÓÚ\d]))")
 
 
+_PUBLISHED = re.compile(r"\bpublicad[oa]s?\s+(?:en\s+(?:el\s+|la\s+)?)?$|\bpublished\s+(?:in\s+(?:the\s+)?)?$", re.I)
+
+
 def topic(question: str, names: Iterable[str] = ()) -> str:
     """The question without the references it makes (the law and article it names: "la Ley de Sociedades de
     Capital", "artículo 82", "la ley") and without the whole name of a source document it writes out (`names`,
@@ -299,6 +303,10 @@ def topic(question: str, names: Iterable[str] = ()) -> str:
     about."""
     spans = [(r.start, r.end) for r in parse_references(question)]
     spans += [m.span() for m in _GENERIC_LAW.finditer(question)]
+    edition = edition_named(question)
+    if edition is not None:  # "publicada en el DOF el 2 de abril de 2013": where the document was published
+        published = _PUBLISHED.search(question, 0, edition.start)
+        spans.append((published.start() if published else edition.start, edition.end))
     folded = fold(question)
     if len(folded) == len(question):  # the folded text's offsets are the question's
         spans += [m.span() for name in names for m in re.finditer(rf"\b{re.escape(name)}\b", folded)]

@@ -70,3 +70,28 @@ def test_a_document_named_by_its_whole_name_is_not_answered_from_another(rmf_ind
     cited = [c for seg in answer.content for c in seg.citations]
     assert all(ANEXO_14 in c.label or c.doc_id == refs[0].doc_ids[0] for c in cited), [c.label for c in cited]
     assert data["found"] is bool(cited)
+
+
+def test_an_edition_named_by_its_day_is_answered_from_that_editions_documents(rmf_index):
+    """"el DOF del 14 de enero de 2025" is the edition that published the RMF 2025's annexes: the answer cites its
+    documents only, not the edition of 2023-01-11's (which holds the RMF 2023's Anexo 14)."""
+    settings = Settings(home=rmf_index.settings.home, answerer="extractive", judge="offline", _env_file=None)
+    answer = ask(rmf_index, "¿Qué anexos de la Resolución Miscelánea Fiscal publicó el DOF el 14 de enero de 2025?",
+                 k=6, settings=settings)
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert answer.found and cited, answer.text
+    assert {answer.sources[c.source_index].document.publication_date.isoformat() for c in cited} == {"2025-01-14"}
+    assert {s.document.publication_date.isoformat() for s in answer.sources} == {"2025-01-14"}
+
+
+def test_an_edition_the_index_does_not_hold_is_said_to_be_absent(rmf_index):
+    """No document of the DOF of 3 March 2022 is indexed: the answer says so and names the editions held closest to
+    that day, `found` false, no sources — not another day's acts. The search reports the same."""
+    settings = Settings(home=rmf_index.settings.home, answerer="extractive", judge="offline", _env_file=None)
+    answer = ask(rmf_index, "¿Qué publicó el DOF el 3 de marzo de 2022?", k=6, settings=settings)
+    data = json.loads(answer.model_dump_json())
+    assert data["found"] is False and answer.sources == []
+    assert answer.text.startswith("El DOF del 03-03-2022 no está entre los documentos indexados; las ediciones del DOF "
+                                  "indexadas más cercanas son las del 11-01-2023 y 14-01-2025"), answer.text
+    [edition] = legal_search(rmf_index, "¿Qué publicó el DOF el 3 de marzo de 2022?", k=6).references
+    assert edition.absent and not edition.resolved and edition.reference.text == "DOF el 3 de marzo de 2022"

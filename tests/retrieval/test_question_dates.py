@@ -8,7 +8,7 @@ import datetime as dt
 import pytest
 
 from retrieval.models import SearchFilters
-from retrieval.question_dates import asked_day, with_asked_day
+from retrieval.question_dates import asked_day, edition_named, with_asked_day
 
 
 @pytest.mark.parametrize("question, day", [
@@ -40,3 +40,28 @@ def test_the_callers_day_stands():
     kept = with_asked_day(question, SearchFilters(doc_type=["LEY"]))
     assert kept.as_of == dt.date(2025, 6, 1) and kept.doc_type == ["LEY"]
     assert with_asked_day("¿Qué establece el artículo 7o.?", None) is None
+
+
+@pytest.mark.parametrize("question, gazette, day, written", [
+    ("¿Qué publicó el DOF el 15 de diciembre de 2024?", "DOF", dt.date(2024, 12, 15), "DOF el 15 de diciembre de 2024"),
+    ("el acuerdo publicado en el Diario Oficial de la Federación el 11 de enero de 2023", "DOF", dt.date(2023, 1, 11),
+     "Diario Oficial de la Federación el 11 de enero de 2023"),
+    ("¿Qué resolución trae el BOE de 15 de abril de 2024?", "BOE", dt.date(2024, 4, 15), "BOE de 15 de abril de 2024"),
+    ("¿Qué publicó el DOF del día 1o. de abril de 2024?", "DOF", dt.date(2024, 4, 1),
+     "DOF del día 1o. de abril de 2024"),
+    ("What did the Federal Register of August 6, 2020 publish?", "Federal Register", dt.date(2020, 8, 6),
+     "Federal Register of August 6, 2020"),
+])
+def test_an_edition_named_by_its_day(question, gazette, day, written):
+    edition = edition_named(question)
+    assert (edition.gazette, edition.day, edition.text) == (gazette, day, written)
+    assert question[edition.start:edition.end] == written
+
+
+@pytest.mark.parametrize("question", [
+    "¿Qué publicó el DOF en enero de 2023?",  # a month: many editions, none named
+    "¿Qué publicó el DOF el 31 de febrero de 2023?",  # no such day
+    "¿Qué dice el artículo 27 de la Constitución?",
+])
+def test_no_edition_named(question):
+    assert edition_named(question) is None
