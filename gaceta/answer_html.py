@@ -115,6 +115,8 @@ def reference_text(r: ResolvedReference, short_titles: dict[str, str] | None = N
         parts.append(f"inc. {ref.inciso})")
     if ref.paragraph:
         parts.append(f"párr. {ref.paragraph}")
+    elif ref.paragraph_from_end:
+        parts.append(("último", "penúltimo", "antepenúltimo")[min(ref.paragraph_from_end, 3) - 1] + " párr.")
     if r.resolved and r.doc_ids:
         short = short_titles or {}
         titles = [r.titles[i] if i < len(r.titles) else d for i, d in enumerate(r.doc_ids)]

@@ -131,6 +131,7 @@ class LegalReference(BaseModel):
     # "regla", "sección", "section" ("el punto quinto", "la sección 110-26"); None for an article
     noun: str | None = None
     paragraph: int | None = None  # "párrafo tercero" → 3; "Article 5(2)" → 2
+    paragraph_from_end: int | None = None  # "el último párrafo" → 1, "el penúltimo párrafo" → 2
     fraccion: str | None = None  # roman numeral, upper case: "IV"
     apartado: str | None = None  # "B"
     inciso: str | None = None  # "b"

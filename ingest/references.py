@@ -118,6 +118,8 @@ _PIECE = re.compile(rf"""
   | \b(?P<cn>{_NUMLIST})\s+constitucional(?:es)?\b
   | \b(?:p[aá]rrafos?|paragraph)\s+(?P<par>{_ORD}|\d+\b)
   | \b(?P<par2>{_ORD})\s+p[aá]rrafos?\b
+  | \b(?P<last>(?:ante)?pen[uú]ltimo|[uú]ltimo)\s+p[aá]rrafo\b
+  | \bp[aá]rrafo\s+(?P<last2>(?:ante)?pen[uú]ltimo|[uú]ltimo)\b
   | \bfracci[oó]n(?:es)?\s+(?P<fr>{_ROMAN}|{_ORD})(?:(?:\s*,\s*(?:y\s+)?|\s+(?:y|e|a|al)\s+){_ROMAN})*
   | \bapartados?\s+(?P<ap>(?-i:[A-Z]))(?:\)|\b)
   | \bincisos?\s+(?P<inc>[a-zñ])(?:\)|\b)
@@ -288,6 +290,8 @@ def _piece(m: re.Match) -> dict | None:
     if g["par"] is not None or g["par2"] is not None:
         value = g["par"] or g["par2"]
         return {"paragraph": int(value) if value.isdigit() else _ordinal(value)}
+    if g["last"] is not None or g["last2"] is not None:  # "el último párrafo": counted from the article's end
+        return {"paragraph_from_end": _FROM_END[_headings.fold(g["last"] or g["last2"])]}
     if g["fr"] is not None:
         value = _ordinal(g["fr"])
         return {"fraccion": _roman(value) if value else " ".join(g["fr"].split()).upper().replace("BIS", "Bis")
@@ -316,7 +320,8 @@ def _piece(m: re.Match) -> dict | None:
     return None
 
 
-_SLOTS = ("articles", "paragraph", "fraccion", "apartado", "inciso", "law")
+_SLOTS = ("articles", "paragraph", "paragraph_from_end", "fraccion", "apartado", "inciso", "law")
+_FROM_END = {"ultimo": 1, "penultimo": 2, "antepenultimo": 3}
 
 
 def parse_references(text: str) -> list[LegalReference]:
@@ -370,8 +375,8 @@ def amended_articles(title: str) -> list[LegalReference]:
         articles = [a for r in pending + [ref] for a in r.articles]
         start = pending[0].start if pending else ref.start
         out.append(ref.model_copy(update={"articles": list(dict.fromkeys(articles)), "start": start,
-                                          "text": title[start:ref.end], "paragraph": None, "fraccion": None,
-                                          "apartado": None, "inciso": None}))
+                                          "text": title[start:ref.end], "paragraph": None, "paragraph_from_end": None,
+                                          "fraccion": None, "apartado": None, "inciso": None}))
         pending = []
     if any(r.articles for r in pending):
         articles = list(dict.fromkeys(a for r in pending for a in r.articles))

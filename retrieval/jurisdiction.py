@@ -19,29 +19,34 @@ from ingest.models import DocumentInfo
 
 
 # -- jurisdiction: the qualifier that ends a law's name, and the one a document holds -----------------------------
-_COUNTRIES = {
-    "mx": "mexico mexicano mexicana mexicanos mexicanas estados unidos mexicanos",
-    "es": "espana espanol espanola espanoles reino de espana",
-    "co": "colombia colombiano colombiana republica de colombia",
-    "cl": "chile chileno chilena republica de chile",
-    "ar": "argentina argentino nacion argentina republica argentina",
-    "pe": "peru peruano peruana",
+_COUNTRIES = {  # in Spanish and in English ("the Mexican Constitution", "the Spanish Criminal Code")
+    "mx": "mexico mexicano mexicana mexicanos mexicanas estados unidos mexicanos mexican",
+    "es": "espana espanol espanola espanoles reino de espana spain spanish",
+    "co": "colombia colombiano colombiana republica de colombia colombian",
+    "cl": "chile chileno chilena republica de chile chilean",
+    "ar": "argentina argentino nacion argentina republica argentina argentine argentinian",
+    "pe": "peru peruano peruana peruvian",
     "us": "estados unidos estadounidense united states",
-    "fr": "francia frances francesa",
-    "de": "alemania aleman alemana",
-    "it": "italia italiano italiana",
-    "br": "brasil brasileno brasilena",
-    "eu": "union europea",
+    "fr": "francia frances francesa france french",
+    "de": "alemania aleman alemana germany german",
+    "it": "italia italiano italiana italy italian",
+    "br": "brasil brasileno brasilena brazil brazilian",
+    "eu": "union europea european union",
 }
 _COUNTRY_WORDS = {}
 for _code, _words in _COUNTRIES.items():
     for _w in ["estados unidos mexicanos", "reino de espana", "republica de colombia", "republica de chile",
-               "nacion argentina", "republica argentina", "estados unidos", "united states", "union europea"]:
+               "nacion argentina", "republica argentina", "estados unidos", "united states", "union europea",
+               "european union"]:
         if _w in _words:
             _COUNTRY_WORDS[_w] = _code
     for _w in _words.split():
-        if _w not in {"de", "estados", "unidos", "reino", "republica", "nacion", "union", "united", "states"}:
+        if _w not in {"de", "estados", "unidos", "reino", "republica", "nacion", "union", "united", "states",
+                      "european"}:
             _COUNTRY_WORDS.setdefault(_w, _code)
+# the English adjectives that name a country before a law's name ("the Mexican Constitution")
+LEADING_NATIONALITIES = frozenset({"mexican", "spanish", "colombian", "chilean", "argentine", "argentinian",
+                                   "peruvian", "french", "german", "italian", "brazilian"})
 _COUNTRY_ALT = "|".join(sorted(map(re.escape, _COUNTRY_WORDS), key=len, reverse=True))
 # Mexico's states (folded), each with the words its official name may add ("Coahuila de Zaragoza"): a state's law
 # is called by the state's name alone as often as by "del Estado de …" ("la Ley del Periódico Oficial de Durango").
@@ -92,6 +97,10 @@ def qualifiers(name: str) -> tuple[str, set[str]]:
     de jalisco" → ("codigo penal", {"sub:jalisco"}); "codigo penal federal" → ("codigo penal", {"federal"});
     "ley federal del trabajo" keeps "federal" (it is inside the name, not its qualifier)."""
     quals: set[str] = set()
+    first, _, rest = name.partition(" ")
+    if rest and first in LEADING_NATIONALITIES:  # in English the nationality comes first: "spanish criminal code"
+        quals.add(_COUNTRY_WORDS[first])
+        name = rest
     while True:
         m = _QUALIFIER.search(name)
         if m is None or len(name[: m.start()].split()) < 1 or m.start() == 0:
@@ -131,8 +140,9 @@ _PLACES = {"mx": "México", "es": "España", "co": "Colombia", "cl": "Chile", "a
 
 COUNTRY_CODES = frozenset(_COUNTRIES)
 # a country's adjective that names its language after these words: "redactada en español", "el idioma francés"
-_LANGUAGE_CUE = frozenset({"en", "al", "idioma", "lengua"})
-_LANGUAGES = frozenset({"espanol", "espanola", "frances", "francesa", "aleman", "alemana", "italiano", "italiana"})
+_LANGUAGE_CUE = frozenset({"en", "al", "idioma", "lengua", "in", "into", "language"})
+_LANGUAGES = frozenset({"espanol", "espanola", "frances", "francesa", "aleman", "alemana", "italiano", "italiana",
+                        "spanish", "french", "german", "italian"})
 # what a country's own laws call it: "Presidente de la República", "Suprema Corte de Justicia de la Nación", "el
 # Supremo Poder de la Federación", "el Congreso de la Unión"
 POLITY = frozenset({"republica", "nacion", "federacion", "union"})

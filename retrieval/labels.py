@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 
 from ingest.headings import fold
-from ingest.models import AmendmentNote, Chunk, DocumentInfo, HeadingKind, ParagraphMark, ProvisionRole
+from ingest.models import (AmendmentNote, Chunk, DocumentInfo, HeadingKind, LegalReference, ParagraphMark,
+                           ProvisionRole)
 from retrieval.text_analysis import detect_languages
 
 MAX_NAME = 90  # characters of a document name in a label (the full title stays on the record)
@@ -83,6 +84,13 @@ def paragraph_at(chunk: Chunk, offset: int) -> ParagraphMark | None:
         else:
             break
     return found
+
+
+def in_part(mark: ParagraphMark | None, ref: LegalReference) -> bool:
+    """Does the paragraph `mark` lie in the part of an article `ref` names: its apartado, fracción and inciso ("la
+    fracción III del apartado A del artículo 123")? True when `ref` names none of them."""
+    wanted = {f: getattr(ref, f) for f in ("apartado", "fraccion", "inciso") if getattr(ref, f)}
+    return not wanted or (mark is not None and all(getattr(mark, f) == v for f, v in wanted.items()))
 
 
 def notes_after(chunk: Chunk, end: int) -> list[AmendmentNote]:

@@ -116,7 +116,7 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
                                                     list(dict.fromkeys(h.chunk.doc_id for h in hits))[:CONTEXT_DOCS]])
                 if found:
                     doc_ids, docs = [found[0][1].doc_id], [found[0][1]]
-            found = _in_force(found, ref, query)[:MAX_PROVISION_CHUNKS]
+            found = _in_part(_in_force(found, ref, query), ref)[:MAX_PROVISION_CHUNKS]
             if doc_ids and second_stage.asks_about_history(query):  # "¿qué decretos reformaron el artículo 27?"
                 found += index.reform_decrees(doc_ids, ref.articles)[:MAX_PROVISION_CHUNKS]
         elif whole and doc_ids and not amending:  # "¿Qué regula la Ley de Sociedades de Capital?": its object
@@ -349,6 +349,23 @@ def _in_force(found: list, ref: LegalReference, query: str) -> list:
     digits = any(ch.isdigit() for ch in ref.text)
     same_style = [cd for cd in found if _numbered_in_digits(cd[0]) == digits]
     return same_style or found
+
+
+def _in_part(found: list, ref: LegalReference) -> list:
+    """The chunks that hold the part of the article the reference names ("la fracción III del apartado A del artículo
+    123": the chunk where that fracción is, of a long article's many; "el último párrafo": the last ones), when any
+    does."""
+    if ref.paragraph_from_end:  # "el último párrafo del artículo 16": each document's chunks from that paragraph on
+        last: dict[str, list[int]] = {}
+        for chunk, _ in found:
+            last.setdefault(chunk.doc_id, []).extend(m.paragraph for m in chunk.paragraphs)
+        target = {d: sorted(set(p))[-ref.paragraph_from_end] for d, p in last.items()
+                  if len(set(p)) >= ref.paragraph_from_end}
+        found = [cd for cd in found if cd[0].doc_id not in target
+                 or any(m.paragraph >= target[cd[0].doc_id] for m in cd[0].paragraphs)] or found
+    if not (ref.apartado or ref.fraccion or ref.inciso):
+        return found
+    return [cd for cd in found if any(labels.in_part(m, ref) for m in cd[0].paragraphs)] or found
 
 
 def _numbered_in_digits(chunk) -> bool:

@@ -17,7 +17,7 @@ import re
 from ingest.headings import fold
 from ingest.models import DocType, DocumentInfo, LegalReference
 from ingest.references import law_type_of, names_constitution_otherwise, parse_references
-from retrieval.jurisdiction import qualifiers
+from retrieval.jurisdiction import LEADING_NATIONALITIES, qualifiers
 from retrieval.law_lookup import EU_ACT, LINKING, LawCatalog, as_written, outermost
 
 
@@ -167,9 +167,11 @@ def instrument_names(query: str, catalog: LawCatalog) -> list[LegalReference]:
         if (words := _english_name(m)) is None:
             continue
         start = m.start("name") + words[0].start()
-        ref = LegalReference(text=query[start:m.end()], start=start, end=m.end(), law=query[start:m.end()],
-                             law_type=law_type_of(query[start:m.end()]) or DocType.ley)
-        if catalog.resolve(ref):
+        law = query[start:m.end()]
+        ref = LegalReference(text=law, start=start, end=m.end(), law=law, law_type=law_type_of(law) or DocType.ley)
+        # a nationality before the name makes it one country's law, held or not ("the Spanish Constitution": absent
+        # when not indexed; `jurisdiction.qualifiers` reads it as the jurisdiction)
+        if catalog.resolve(ref) or fold(words[0].group()) in LEADING_NATIONALITIES:
             out.append(ref)
     return out
 

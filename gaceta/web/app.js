@@ -102,6 +102,9 @@ function referenceText(resolved) {
   if (ref.fraccion) parts.push("fr. " + ref.fraccion);
   if (ref.inciso) parts.push("inc. " + ref.inciso + ")");
   if (ref.paragraph) parts.push("párr. " + ref.paragraph);
+  else if (ref.paragraph_from_end) {  // "el último párrafo": counted from the article's end
+    parts.push(["último", "penúltimo", "antepenúltimo"][Math.min(ref.paragraph_from_end, 3) - 1] + " párr.");
+  }
   const what = parts.join(", ");
   let where;
   if (resolved.resolved && resolved.doc_ids.length) {

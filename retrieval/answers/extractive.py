@@ -57,6 +57,7 @@ from rapidfuzz import fuzz
 from ingest.headings import fold
 from ingest.models import DocType, DocumentInfo, ProvisionRole, Sentence, TableRows
 from ingest.references import parse_references
+from retrieval import labels
 from retrieval.answers.base import Draft, DraftEvent, claim, replay, sentences_of
 from retrieval.answers.models import TextSegment
 from retrieval.models import SearchHit
@@ -268,11 +269,21 @@ class ExtractiveAnswerer:
             return []
         lead = min(named, key=lambda c: c.rank)
         article = sorted((c for c in named if _same_provision(c, lead)), key=lambda c: c.span.start)
-        wanted = next((r.paragraph for r in parse_references(question) if r.paragraph), None)
+        refs = parse_references(question)
+        wanted = next((r.paragraph for r in refs if r.paragraph), None)
+        from_end = next((r.paragraph_from_end for r in refs if r.paragraph_from_end), None)
+        numbers = sorted({n for c in article if (n := _paragraph(c)) is not None})
+        if from_end is not None and len(numbers) >= from_end:  # "el último párrafo": counted from the article's end
+            wanted = numbers[-from_end]
         if wanted is not None:
             in_paragraph = [c for c in article if _paragraph(c) == wanted]
             if in_paragraph:
                 return [in_paragraph[0]]
+        part = next((r for r in refs if r.apartado or r.fraccion or r.inciso), None)
+        if part is not None:  # "la fracción III del apartado A del artículo 123": that part's first sentence
+            in_part = [c for c in article if labels.in_part(labels.paragraph_at(c.hit.chunk, c.span.start), part)]
+            if in_part:
+                return [in_part[0]]
         first = article[0]
         first.score = max(first.score, self._similarities(question, [first.text])[0])
         return [first]

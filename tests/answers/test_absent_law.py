@@ -730,3 +730,20 @@ def test_a_language_is_not_a_country_and_the_word_that_opens_a_question_is_not_a
         "mx": ["Estados Unidos Mexicanos"]}
     assert countries_named("¿Puede extraditar México a un ciudadano de Estados Unidos?") == {
         "mx": ["México"], "us": ["Estados Unidos"]}
+    # in English too: a nationality before a law's name, a language after "in"; "European" alone is no union
+    assert countries_named("What does the Spanish Criminal Code say?") == {"es": ["Spanish"]}
+    assert countries_named("Must the claim be written in Spanish?") == {}
+    assert countries_named("the European Convention on Human Rights") == {}
+
+
+def test_a_law_named_in_english_after_its_nationality_is_that_countrys_law(index, settings):
+    """"the Spanish Criminal Code" is Spain's Código Penal, "the Mexican Constitution" the CPEUM (the nationality is
+    the jurisdiction, as "el Código Penal español"'s is); "the Spanish Constitution", not indexed, is absent, not
+    answered from another text."""
+    for question, title in (("What does the Spanish Criminal Code say about murder?", "Ley Orgánica 10/1995"),
+                            ("What does the Mexican Constitution say about education?", "Constitución Política")):
+        [named] = legal_search(index, question, k=5).references
+        assert named.resolved and named.titles[0].startswith(title), named
+    answer = ask(index, "What does the Spanish Constitution say about freedom of speech?", k=6, settings=settings)
+    assert answer.found is False and answer.sources == []
+    assert answer.text.startswith("Spanish Constitution no está entre los documentos indexados"), answer.text

@@ -56,6 +56,32 @@ def test_the_demo_question_quotes_article_27_first_paragraph(index):
     assert understood.resolved and understood.reference.articles == ["27"]
 
 
+@pytest.mark.parametrize("question,law,label,opening", [
+    ("¿Qué dice la fracción III del apartado A del artículo 123 constitucional?", CPEUM,
+     "art. 123, apartado A, fr. III", "III. Queda prohibida la utilización del trabajo de los menores de quince años"),
+    ("¿Qué establece el artículo 107, fracción V, inciso a) de la Constitución?", CPEUM,
+     "art. 107, párr. 1, fr. V, inc. a)", "a) En materia penal, contra resoluciones definitivas"),
+    ("¿Qué dice el artículo 41, fracción III, apartado A de la Constitución?", CPEUM, "art. 41, fr. III, apartado A",
+     "Apartado A. El Instituto Nacional Electoral será autoridad única"),
+    ("¿Qué dice la fracción II del artículo 17 de la Ley de Amparo?", AMPARO, "art. 17, párr. 1, fr. II",
+     "II. Cuando se reclame la sentencia definitiva condenatoria en un proceso penal"),
+    # counted from the article's end: art. 16's eighteen paragraphs, art. 27's nine before its fracciones' own
+    ("¿Qué dice el último párrafo del artículo 16 constitucional?", CPEUM, "art. 16, párr. 18",
+     "En tiempo de paz ningún miembro de la Fuerza Armada permanente"),
+    ("¿Qué dice el penúltimo párrafo del artículo 27 de la Constitución?", CPEUM, "art. 27, párr. 9",
+     "La Nación ejerce en una zona económica exclusiva"),
+])
+def test_the_part_of_an_article_a_question_names_opens_the_answer(index, question, law, label, opening):
+    """A fracción, apartado or inciso the question names (or a paragraph counted from the end: "el último párrafo")
+    is where the answer opens and what its first citation names, not the article's first paragraph; in a long
+    article (CPEUM art. 123: many chunks) the chunk that holds it is the one looked up."""
+    answer = ask(index, question, answerer="extractive")
+    first = citations(answer)[0]
+    assert first.verified and source_file(answer, first).endswith(law)
+    assert f", {label}, p. " in first.label, first.label
+    assert squash(first.cited_text).startswith(opening), first.cited_text
+
+
 def test_a_named_article_is_looked_up_not_only_searched(index):
     result = legal_search(index, "el 27 constitucional", k=5)
     assert result.hits[0].via == "reference" and result.hits[0].chunk.article == "27"
