@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import re
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
@@ -20,7 +21,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from ingest.models import BODY_ROLES, Chunk, DocumentInfo, HeadingKind, LegalDocument, ProvisionRole
-from ingest.references import amended_articles
+from ingest.references import amended_articles, article_key
 from retrieval import bm25
 from retrieval.batcher import Batcher
 from retrieval.chunk_cache import ChunkCache, Parsed
@@ -409,6 +410,24 @@ class Index:
         """The chunks of the named articles of these documents, in document order (a direct lookup, no vectors)."""
         found = [_parse(p) for p in self.store.provision_payloads(doc_ids, articles, filters,
                                                                  self._superseded(filters))]
+        order = {d: i for i, d in enumerate(doc_ids)}
+        return sorted(found, key=lambda cd: (order.get(cd[0].doc_id, len(order)), cd[0].index))
+
+    def transitory_provisions(self, doc_ids: Sequence[str], articles: Sequence[str],
+                              filters: SearchFilters | None = None) -> list[tuple[Chunk, DocumentInfo]]:
+        """The chunks of these documents' own transitory provisions numbered `articles` ("el artículo tercero
+        transitorio": "TERCERO.", "ARTÍCULO TERCERO." under the text's "TRANSITORIOS", not those of the reform decrees
+        a consolidated law appends), in the versions in force, in document order. A provision printed as an elision
+        only ("ARTÍCULO TERCERO. ……….") holds no text and is left out."""
+        superseded = set(self._superseded(filters))
+        payloads = self.store.role_payloads([d for d in doc_ids if d not in superseded],
+                                            [ProvisionRole.transitory.value])
+        found = []
+        for chunk, doc in (_parse(p) for p in payloads):
+            heading = chunk.heading_path[-1] if chunk.heading_path else ""
+            body = "\n".join(line for line in chunk.text.splitlines() if not line.lstrip().startswith("#"))
+            if article_key(heading) in articles and re.search(r"\w", body):
+                found.append((chunk, doc))
         order = {d: i for i, d in enumerate(doc_ids)}
         return sorted(found, key=lambda cd: (order.get(cd[0].doc_id, len(order)), cd[0].index))
 

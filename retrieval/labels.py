@@ -2,7 +2,8 @@
 issue, date, `citation_form`) and the chunk's typed structure (article, paragraph marks with apartado / fracción /
 inciso, the printed page); nothing is re-parsed from text.
 
-- Mexican law: "Constitución Política de los Estados Unidos Mexicanos, art. 123, apartado A, fr. I, p. 143";
+- Mexican law: "Constitución Política de los Estados Unidos Mexicanos, art. 123, apartado A, fr. I, p. 143"; a
+  transitory provision numbered in words "Ley de Amparo, art. Tercero transitorio, p. 84";
   "…, art. 41, fr. III, apartado B, p. 55"; "…, art. 27, párr. 1, p. 33"; a quote of two fracciones "fr. I–II";
 - DOF edition: "DOF 15-12-2024 (Matutina), SECRETARÍA DE MARINA, ACUERDO …, p. 4";
 - a point numbered in words or a section numbered in figures: "…, numeral Quinto, párr. 1", "…, cláusula Segunda",
@@ -157,6 +158,17 @@ def _clause(chunk: Chunk) -> str | None:
     return None
 
 
+def _transitory(chunk: Chunk) -> str | None:
+    """"art. Tercero transitorio": a transitory provision numbered in words under the text's "TRANSITORIOS"
+    ("TERCERO.-"), as a lawyer cites it; None when its heading prints no such word."""
+    for text, kind in zip(reversed(chunk.heading_path), reversed(chunk.heading_kinds)):
+        if kind is HeadingKind.clause and (words := _CLAUSE_WORDS.match(text.strip())):
+            return f"art. {words.group(0).title()} transitorio"
+        if kind is HeadingKind.transitorios:
+            return None
+    return None
+
+
 def _provision(chunk: Chunk, marks: list[ParagraphMark]) -> list[str]:
     """"art. 123", "apartado A", "fr. I–II" … for the marks a span covers (the article is the chunk's)."""
     article = chunk.article
@@ -245,6 +257,8 @@ def label(doc: DocumentInfo, chunk: Chunk, offset: int | None = None, end: int |
             parts.append(shorten(decree, MAX_NAME).rstrip(",;: "))
     if chunk.article:
         parts.extend(_provision(chunk, _marks(chunk, offset, end)))
+    elif chunk.role is ProvisionRole.transitory and (transitory := _transitory(chunk)):
+        parts.append(transitory)
     elif chunk.role is ProvisionRole.preamble and (recital := _span([str(m.recital) if m.recital else None
                                                                      for m in _marks(chunk, offset, end)])):
         english = any(fold(text).startswith("whereas") for text in chunk.heading_path)  # an EU act's "Whereas:"

@@ -10,6 +10,8 @@ first stage (evaluation sets without legal structure measure it directly).
 
 from __future__ import annotations
 
+import re
+
 from ingest.models import BODY_ROLES, Chunk, DocType, DocumentInfo, HeadingKind, LegalReference
 from ingest.sentences import split_sentences
 from retrieval import labels
@@ -25,6 +27,7 @@ from retrieval.rulings import DECIDING, asks_outcome, disposing_chunks
 from retrieval.text_analysis import analyze, content_terms, identifiers
 
 MAX_PROVISION_CHUNKS = 12  # chunks of named articles a result may lead with
+_TRANSITORY = re.compile(r"[\s.,]*transitori", re.I)  # after an article: one of the text's transitory provisions
 OPENED = 30  # articles ranked by their openings for a question that names none (the reranker's `opening` feature)
 OPENED_ADDED = 5  # of those, the best whose first chunks join the candidates when the first stage missed them
 
@@ -116,6 +119,8 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
                                                     list(dict.fromkeys(h.chunk.doc_id for h in hits))[:CONTEXT_DOCS]])
                 if found:
                     doc_ids, docs = [found[0][1].doc_id], [found[0][1]]
+            if doc_ids and not amending and _TRANSITORY.match(query, ref.end):  # "el artículo tercero transitorio"
+                found = index.transitory_provisions(doc_ids, ref.articles, filters) or found
             found = _in_part(_in_force(found, ref, query), ref)[:MAX_PROVISION_CHUNKS]
             if doc_ids and second_stage.asks_about_history(query):  # "¿qué decretos reformaron el artículo 27?"
                 found += index.reform_decrees(doc_ids, ref.articles)[:MAX_PROVISION_CHUNKS]

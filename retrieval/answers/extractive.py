@@ -263,7 +263,8 @@ class ExtractiveAnswerer:
             firsts = [cands[0] for rank, hit in enumerate(hits)
                       if hit.via == "reference" and hit.chunk.role is ProvisionRole.reform_decree
                       for cands in [_candidates(hit, rank, 1)] if cands]
-            return firsts[: self.max_sentences]
+            if firsts:  # else the provision named ("el artículo tercero transitorio") is read as any other
+                return firsts[: self.max_sentences]
         named = [c for rank, hit in enumerate(hits) if hit.via == "reference" for c in _candidates(hit, rank, 1)]
         if not named:
             return []

@@ -82,6 +82,22 @@ def test_the_part_of_an_article_a_question_names_opens_the_answer(index, questio
     assert squash(first.cited_text).startswith(opening), first.cited_text
 
 
+@pytest.mark.parametrize("question,label,opening", [
+    ("¿Qué dice el artículo tercero transitorio de la Ley de Amparo?", "art. Tercero transitorio",
+     "Los juicios de amparo iniciados con anterioridad a la entrada en vigor de la presente Ley"),
+    ("¿Qué dice el artículo primero transitorio del Reglamento de los Artículos 121 y 122 de la Ley Federal del "
+     "Trabajo?", "art. Primero transitorio", "El presente Reglamento entrará en vigor"),
+])
+def test_a_transitory_article_the_question_names_is_the_texts_own(index, question, label, opening):
+    """"el artículo tercero transitorio de la Ley de Amparo" is the law's own "TERCERO." under its "TRANSITORIOS"
+    (numbered in words, no article key), not a reform decree's transitory article the consolidated text appends, nor
+    the enacting decree's "ARTÍCULO TERCERO. ………." (an elision: no text); cited as a lawyer cites it."""
+    answer = ask(index, question, answerer="extractive")
+    first = citations(answer)[0]
+    assert first.verified and f", {label}, p. " in first.label, first.label
+    assert squash(first.cited_text).startswith(opening), first.cited_text
+
+
 def test_a_named_article_is_looked_up_not_only_searched(index):
     result = legal_search(index, "el 27 constitucional", k=5)
     assert result.hits[0].via == "reference" and result.hits[0].chunk.article == "27"
