@@ -121,7 +121,7 @@ _PIECE = re.compile(rf"""
   | \b(?P<last>(?:ante)?pen[uú]ltimo|[uú]ltimo)\s+p[aá]rrafo\b
   | \bp[aá]rrafo\s+(?P<last2>(?:ante)?pen[uú]ltimo|[uú]ltimo)\b
   | \bfracci[oó]n(?:es)?\s+(?P<fr>{_ROMAN}|{_ORD})(?:(?:\s*,\s*(?:y\s+)?|\s+(?:y|e|a|al)\s+){_ROMAN})*
-  | \bapartados?\s+(?P<ap>(?-i:[A-Z]))(?:\)|\b)
+  | \bapartados?\s+(?P<ap>(?-i:[A-Z])|\d{{1,2}}(?![\d.,]\d))(?:\)|\b)
   | \bincisos?\s+(?P<inc>[a-zñ])(?:\)|\b)
   | {_LAW}
   | \b(?P<acr>(?-i:{'|'.join(_ACRONYMS)}|[LCR][A-Z]{{2,7}}))\b

@@ -215,6 +215,18 @@ def test_a_law_named_by_the_provisions_it_regulates_is_that_law(index, settings,
     assert cited[0].cited_text.startswith(opening), cited[0].cited_text
 
 
+def test_a_numbered_apartado_the_question_names_opens_the_answer(index, settings):
+    """Spain's laws number their apartados ("artículo 2, apartado 2"): the answer opens with that apartado of the
+    Código Penal's art. 2 ("2. No obstante, tendrán efecto retroactivo aquellas leyes penales que favorezcan al
+    reo…"), not its apartado 1."""
+    for question in ("¿Qué dice el apartado 2 del artículo 2 del Código Penal?",
+                     "¿Qué dice el artículo 2, apartado 2, del Código Penal?"):
+        answer = ask(index, question, k=6, settings=settings)
+        cited = [c for seg in answer.content for c in seg.citations if c.verified]
+        assert cited and ", art. 2, apdo. 2, p. " in cited[0].label, [c.label for c in cited]
+        assert "tendrán efecto retroactivo aquellas leyes penales que favorezcan al reo" in cited[0].cited_text
+
+
 def test_a_law_named_by_its_mixed_case_acronym_is_that_law(index, settings):
     """"LAmp" (the DOF's acronym of the Ley de Amparo: "L" for Ley, "Amp" for Amparo) names the Ley de Amparo; its
     art. 1 answers, not the Constitution's or Spain's Código Penal's art. 1."""

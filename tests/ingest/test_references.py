@@ -130,6 +130,14 @@ def test_a_name_that_regulates_no_numbered_provision_says_none(name):
     assert regulated(name) is None
 
 
+def test_an_apartado_numbered_in_figures():
+    """Spain's and the EU's apartados are numbered ("artículo 2, apartado 1"); a decimal is a section, not one."""
+    assert one("el artículo 2, apartado 1, de la Ley de Sociedades de Capital").apartado == "1"
+    assert one("el apartado 2 del artículo 4 de la LSC").apartado == "2"
+    assert one("el apartado B del artículo 102").apartado == "B"
+    assert parse_references("el apartado 1.5 de la norma") == []
+
+
 def test_qualified_articles():
     assert one("el artículo 3o Bis").articles == ["3 Bis"]
     assert one("Artículo 330-A").articles == ["330-A"]
