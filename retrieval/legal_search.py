@@ -185,7 +185,7 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
 # What a question asks of a whole law, the law's name aside ("¿Qué regula la Ley de Sociedades de Capital?", "¿De qué
 # trata la Ley 99 de 1993?", "¿Cuál es el objeto de …?", "¿Qué establece …?": content terms, stemmed, "establece" and
 # "dice" being none)
-_WHOLE_TERMS = frozenset({"regul", "trat", "objet", "contien", "vers", "materi", "ambit", "aplic"})
+_WHOLE_TERMS = frozenset({"regul", "trat", "objet", "contien", "vers", "materi", "ambit", "aplic", "aprueb", "expid"})
 # the instruments whose first provision states what they do ("tiene por objeto…"); not an annex (whose "articles"
 # are often those of the law it serves), a list, a notice, a ruling
 _STATES_OBJECT = frozenset({*CONSOLIDATED, DocType.decreto, DocType.acuerdo, DocType.resolucion, DocType.orden,
