@@ -76,7 +76,8 @@ def _regulated(prefix: str) -> str:
             rf"|fracci[oó]n(?:es)?\s+(?P<{prefix}fr>{_ROMANS})\s+del\s+art[ií]culo\s+(?P<{prefix}art1>{_NUM}))")
 
 
-_REGULATING = (rf"(?P<rtype>(?-i:Ley\s+Reglamentaria|LEY\s+REGLAMENTARIA|Reglamento|REGLAMENTO))\s+{_regulated('r_')}"
+_REGULATING = (rf"(?P<rtype>(?-i:[Ll]ey\s+[Rr]eglamentaria|LEY\s+REGLAMENTARIA|[Rr]eglamento|REGLAMENTO))\s+"
+               rf"{_regulated('r_')}"
                r"(?:\s*,?\s*(?:constitucional(?:es)?\b|(?:de|del)\s+(?:la\s+|el\s+)?"
                rf"(?:{_TYPE_WORD}{_NAME_MORE}*|(?-i:[A-Z]{{2,8}})\b)))?{_NAME_MORE}*")  # "… en el Ramo del Petróleo"
 _LAW = (rf"(?P<rname>{_REGULATING})"
@@ -108,6 +109,8 @@ _CLAUSE_NOUN = r"(?:lineamiento|numeral|punto|cl[aá]usula|regla|base|disposici[
 # A section numbered in figures: "numeral 5.3", "regla 2.1.3", "sección 110-26" (`ingest.headings.numbered_sections`).
 _SECTION = r"\d{1,3}(?:\.\d{1,3}){1,5}(?![.\d]*\d)|\d{2,3}-\d{1,3}(?![\d-])"
 _ROMAN = r"(?-i:[IVXLC]+)(?:-(?-i:[A-ZÑ])(?![a-zñ])|\s+(?:bis|ter)\b)?(?!\w)"
+# after "fracción" a numeral typed in small letters is one too ("la fracción iii"): the word says what follows
+_ROMAN_TYPED = r"(?:(?-i:[IVXLC]+)|(?-i:[ivxlc]+))(?:-(?-i:[A-ZÑ])(?![a-zñ])|\s+(?:bis|ter)\b)?(?!\w)"
 _PIECE = re.compile(rf"""
     (?:\b(?:art[ií]culos?|arts?\.?|articles?)\s*|§§?\s*)(?P<art>{_NUMLIST})
     (?P<art_const>\s+constitucional(?:es)?\b)?
@@ -120,7 +123,7 @@ _PIECE = re.compile(rf"""
   | \b(?P<par2>{_ORD})\s+p[aá]rrafos?\b
   | \b(?P<last>(?:ante)?pen[uú]ltimo|[uú]ltimo)\s+p[aá]rrafo\b
   | \bp[aá]rrafo\s+(?P<last2>(?:ante)?pen[uú]ltimo|[uú]ltimo)\b
-  | \bfracci[oó]n(?:es)?\s+(?P<fr>{_ROMAN}|{_ORD})(?:(?:\s*,\s*(?:y\s+)?|\s+(?:y|e|a|al)\s+){_ROMAN})*
+  | \bfracci[oó]n(?:es)?\s+(?P<fr>{_ROMAN_TYPED}|{_ORD})(?:(?:\s*,\s*(?:y\s+)?|\s+(?:y|e|a|al)\s+){_ROMAN_TYPED})*
   | \bapartados?\s+(?P<ap>(?-i:[A-Z])|\d{{1,2}}(?![\d.,]\d))(?:\)|\b)
   | \bincisos?\s+(?P<inc>[a-zñ])(?:\)|\b)
   | {_LAW}

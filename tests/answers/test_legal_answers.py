@@ -65,6 +65,8 @@ def test_the_demo_question_quotes_article_27_first_paragraph(index):
      "Apartado A. El Instituto Nacional Electoral será autoridad única"),
     ("¿Qué dice la fracción II del artículo 17 de la Ley de Amparo?", AMPARO, "art. 17, párr. 1, fr. II",
      "II. Cuando se reclame la sentencia definitiva condenatoria en un proceso penal"),
+    ("¿qué dice la fracción ii del artículo 17 de la ley de amparo?", AMPARO, "art. 17, párr. 1, fr. II",  # as typed
+     "II. Cuando se reclame la sentencia definitiva condenatoria en un proceso penal"),
     # counted from the article's end: art. 16's eighteen paragraphs, art. 27's nine before its fracciones' own
     ("¿Qué dice el último párrafo del artículo 16 constitucional?", CPEUM, "art. 16, párr. 18",
      "En tiempo de paz ningún miembro de la Fuerza Armada permanente"),

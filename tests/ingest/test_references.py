@@ -100,6 +100,8 @@ def test_a_name_of_its_own_after_those_words_is_another_law(text, law):
     ("la Ley Reglamentaria de las fracciones I y II del artículo 105 de la Constitución Política de los Estados "
      "Unidos Mexicanos", "Ley Reglamentaria de las fracciones I y II del artículo 105 de la Constitución Política de "
      "los Estados Unidos Mexicanos", [], DocType.ley),
+    ("¿qué dice la ley reglamentaria de los artículos 103 y 107 constitucionales?",  # typed in small letters
+     "ley reglamentaria de los artículos 103 y 107 constitucionales", [], DocType.ley),
     ("se reforman los artículos 3 y 5 de la Ley Reglamentaria del Artículo 27 Constitucional en el Ramo del Petróleo",
      "Ley Reglamentaria del Artículo 27 Constitucional en el Ramo del Petróleo", ["3", "5"], DocType.ley),
 ])
@@ -155,6 +157,13 @@ def test_paragraphs():
     assert one("los párrafos decimoséptimo").paragraph == 17
     ref = one("¿Qué derecho reconoce el primer párrafo del artículo 123?")
     assert (ref.paragraph, ref.articles) == (1, ["123"])
+
+
+def test_a_fraccion_typed_in_small_letters():
+    """After "fracción" a roman numeral typed in small letters is one ("la fracción iii", "fracciones i y ii")."""
+    assert one("la fracción iii del apartado A del artículo 123").fraccion == "III"
+    assert one("la fracción vi bis").fraccion == "VI Bis"
+    assert one("las fracciones i y ii del artículo 105").articles == ["105"]
 
 
 def test_inciso_and_fracciones():
