@@ -79,10 +79,9 @@ def _spelled_parts(token: str) -> list[str]:
     return parts if "".join(parts) == token and not token.isupper() and len(parts) >= 2 else []
 
 
-def spells(token: str, name: str) -> bool:
-    """Does the mixed-case acronym `token` spell `name`'s words ("LAmp" → "Ley de Amparo")? Only a token with small
-    letters after a capital: an all-capitals one is read by `acronym`."""
-    parts = _spelled_parts(token)
+def spells(parts: list[str], name: str) -> bool:
+    """Do the parts of a mixed-case acronym (`_spelled_parts`: "LAmp" → ["L", "Amp"]) spell `name`'s words ("Ley de
+    Amparo")? An all-capitals acronym is read by `acronym`."""
     if not parts:
         return False
     words = [w for w in re.findall(r"[^\W\d_]+", fold(name)) if w not in LINKING]
@@ -308,6 +307,7 @@ class LawCatalog:
         # named in the other language: the same words, translated ("the Universal Declaration of Human Rights")
         concepts = name_concepts(name) if name and not whole and eu is None else frozenset()
         regulates = regulated(ref.law or "") if not whole else None  # "la Ley Reglamentaria de los artículos 103 …"
+        spelled = _spelled_parts((ref.law or "").strip())  # "LAmp": the Ley de Amparo
         for e in self.entries:
             score = 0
             if eu is not None:  # an EU act is its number, in whatever language it is named
@@ -316,7 +316,7 @@ class LawCatalog:
                 score = 100 if name and name in e.numbered else 0
             elif upper and upper in e.acronyms and " " not in upper:
                 score = 100
-            elif spells((ref.law or "").strip(), e.display):  # "LAmp": the Ley de Amparo
+            elif spelled and spells(spelled, e.display):
                 score = 100
             elif regulates is not None and e.regulates is not None:  # the provisions it regulates are its name
                 score = 100 if _same_regulated(regulates, e.regulates) else 0

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import json
+from contextlib import contextmanager
 
 import pymupdf
 import pytest
@@ -237,18 +238,24 @@ def test_a_law_named_by_its_mixed_case_acronym_is_that_law(index, settings):
     assert cited and cited[0].article == "1" and "Ley de Amparo" in cited[0].document_title
 
 
-def test_a_law_numbered_with_its_year_either_way_is_that_law(tmp_path):
-    """Colombia's "LEY 99 DE 1993" is the "Ley 99/1993" a lawyer elsewhere writes (as Spain's "Ley 1/2000"): its
-    art. 2 answers ("Créase el Ministerio del Medio Ambiente…", p. 2); a law of another year is absent."""
+@contextmanager
+def first_pages(tmp_path, path, last_page: int):
+    """An index of one PDF's first pages (through page `last_page`, 0-based), with extractive settings over it."""
     from ingest.parse import parse_pdf
 
-    cut = tmp_path / "co_diario_oficial_ley_99_1993.pdf"
-    with pymupdf.open(PDFS / cut.name) as src, pymupdf.open() as out:
-        out.insert_pdf(src, to_page=3)
+    cut = tmp_path / path.name
+    with pymupdf.open(path) as src, pymupdf.open() as out:
+        out.insert_pdf(src, to_page=last_page)
         out.save(cut)
     with Index.open(Settings(home=tmp_path / "home", _env_file=None)) as index:
         index.add_documents(parse_pdf(cut).documents)
-        settings = Settings(home=index.settings.home, answerer="extractive", judge="offline", _env_file=None)
+        yield index, Settings(home=index.settings.home, answerer="extractive", judge="offline", _env_file=None)
+
+
+def test_a_law_numbered_with_its_year_either_way_is_that_law(tmp_path):
+    """Colombia's "LEY 99 DE 1993" is the "Ley 99/1993" a lawyer elsewhere writes (as Spain's "Ley 1/2000"): its
+    art. 2 answers ("Créase el Ministerio del Medio Ambiente…", p. 2); a law of another year is absent."""
+    with first_pages(tmp_path, PDFS / "co_diario_oficial_ley_99_1993.pdf", 3) as (index, settings):
         for question in ("¿Qué dice el artículo 2 de la Ley 99/1993?", "¿Qué dice el artículo 2 de la Ley 99 de 1993?"):
             answer = ask(index, question, k=6, settings=settings)
             cited = [c for seg in answer.content for c in seg.citations if c.verified]
@@ -343,15 +350,8 @@ def test_an_absent_law_is_named_up_to_its_place_not_on_into_the_topic(index, set
 def test_a_law_whose_name_differs_by_a_word_is_another_law_and_a_typo_is_not(tmp_path):
     """The Ley de Enjuiciamiento Criminal is not the Ley de Enjuiciamiento Civil, though their names are 91 %
     alike letter for letter; "Enjuciamiento" (one letter dropped) still names the civil one."""
-    from ingest.parse import parse_pdf
-
-    cut = tmp_path / "boe_consolidado_BOE-A-2000-323_ley_enjuiciamiento_civil.pdf"
-    with pymupdf.open(LAWS / cut.name) as src, pymupdf.open() as out:
-        out.insert_pdf(src, to_page=5)
-        out.save(cut)
-    with Index.open(Settings(home=tmp_path / "home", _env_file=None)) as index:
-        index.add_documents(parse_pdf(cut).documents)
-        settings = Settings(home=index.settings.home, answerer="extractive", judge="offline", _env_file=None)
+    with first_pages(tmp_path, LAWS / "boe_consolidado_BOE-A-2000-323_ley_enjuiciamiento_civil.pdf", 5) \
+            as (index, settings):
         answer = ask(index, "¿Qué dice la Ley de Enjuiciamiento Criminal sobre la detención?", k=6,
                      settings=settings)
         assert answer.found is False
