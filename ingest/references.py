@@ -131,7 +131,8 @@ _PIECE = re.compile(rf"""
 """, re.I | re.X)
 _CONNECTOR = re.compile(r"[\s,]*(?:(?:ambos|ambas|todos|todas)\s+)?(?:(?:de|a|en)\s+(?:la|las|los|el)|del|al|de|a"
                         r"|en\s+su|en|of\s+the|of|in\s+the|in)?[\s,]*", re.I)
-_TRANSITORY_AFTER = re.compile(r"[\s.,]*transitori", re.I)
+# after an article's number: one of a text's transitory provisions ("el artículo tercero transitorio")
+TRANSITORY_AFTER = re.compile(r"[\s.,]*transitori", re.I)
 # what follows a law's name and still belongs to it ("…, Reglamentaria de los artículos 103 y 107 de la …")
 _NAME_TAIL = re.compile(r"[\s,]*reglamentari[oa]\s+(?:de|del)(?:\s+(?:la|las|los|el))?\s*"
                         r"|\s*(?:de|del)(?:\s+(?:la|las|los|el))?\s*", re.I)
@@ -370,7 +371,7 @@ def amended_articles(title: str) -> list[LegalReference]:
         part_of_name = previous is not None and previous.law is not None \
             and _NAME_TAIL.fullmatch(title, previous.end, ref.start)
         previous = ref
-        if part_of_name or (ref.articles and not ref.law and _TRANSITORY_AFTER.match(title, ref.end)):
+        if part_of_name or (ref.articles and not ref.law and TRANSITORY_AFTER.match(title, ref.end)):
             continue  # "Ley de Amparo, Reglamentaria de los artículos 103 y 107 de la Constitución"; a transitory
         if ref.law is None and not ref.constitutional:
             pending.append(ref)

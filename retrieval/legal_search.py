@@ -10,9 +10,8 @@ first stage (evaluation sets without legal structure measure it directly).
 
 from __future__ import annotations
 
-import re
-
 from ingest.models import BODY_ROLES, Chunk, DocType, DocumentInfo, HeadingKind, LegalReference
+from ingest.references import TRANSITORY_AFTER
 from ingest.sentences import split_sentences
 from retrieval import labels
 from retrieval.cross_encoder import load_cross_encoder
@@ -27,7 +26,6 @@ from retrieval.rulings import DECIDING, asks_outcome, disposing_chunks
 from retrieval.text_analysis import analyze, content_terms, identifiers
 
 MAX_PROVISION_CHUNKS = 12  # chunks of named articles a result may lead with
-_TRANSITORY = re.compile(r"[\s.,]*transitori", re.I)  # after an article: one of the text's transitory provisions
 OPENED = 30  # articles ranked by their openings for a question that names none (the reranker's `opening` feature)
 OPENED_ADDED = 5  # of those, the best whose first chunks join the candidates when the first stage missed them
 
@@ -119,7 +117,7 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
                                                     list(dict.fromkeys(h.chunk.doc_id for h in hits))[:CONTEXT_DOCS]])
                 if found:
                     doc_ids, docs = [found[0][1].doc_id], [found[0][1]]
-            if doc_ids and not amending and _TRANSITORY.match(query, ref.end):  # "el artículo tercero transitorio"
+            if doc_ids and not amending and TRANSITORY_AFTER.match(query, ref.end):  # "el artículo tercero transitorio"
                 found = index.transitory_provisions(doc_ids, ref.articles, filters) or found
             found = _in_part(_in_force(found, ref, query), ref)[:MAX_PROVISION_CHUNKS]
             if doc_ids and second_stage.asks_about_history(query):  # "¿qué decretos reformaron el artículo 27?"
@@ -213,12 +211,7 @@ def _object(found: list) -> list:
 
 def _first_articles(index: Index, doc_ids: list[str]) -> list[str]:
     """The key of the first article of each document's own body (where a law states its object)."""
-    keys = []
-    for doc_id in doc_ids:
-        first = next(iter(index.articles(doc_id)), None)
-        if first is not None and first.article not in keys:
-            keys.append(first.article)
-    return keys
+    return list(dict.fromkeys(key for doc_id in doc_ids if (key := index.first_article(doc_id)) is not None))
 
 
 CLOSEST_EDITIONS = 3  # editions held named when the one asked about is not
