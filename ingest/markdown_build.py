@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ingest.amendments import continues_note, opens_note, parse_note, starts_note
-from ingest.headings import fold, rank
+from ingest.headings import DIVISION_KINDS, GENERIC_KINDS, SECCION, fold, rank
 from ingest.layout import Line
 from ingest.models import MARKDOWN_MAX_LEVEL, AmendmentNote, Heading, HeadingKind, PageSpan, TableSpan
 from ingest.references import article_key
@@ -217,12 +217,21 @@ def build(doc: DocumentItems, levels: dict[int, int], printed: dict[int, str], o
     """Markdown, headings and page spans of one document."""
     w = _Writer(leading=paragraph_gap([it.line for it in doc.items if it.line is not None and it.heading is None]))
     headings: list[Heading] = []
+    divisions: list[int] = []  # the levels of the divisions open (LIBRO, TÍTULO, CAPÍTULO, SECCIÓN, ANEXO)
     for item in doc.items:
         if item.table is not None:
             _write_table(w, item)
         elif item.heading is not None:
             h = item.heading
             level = levels[rank(h.kind)]
+            if h.kind in GENERIC_KINDS and divisions and level == divisions[-1] and (
+                    rank(h.kind) == rank(SECCION) or (headings and headings[-1].title == h.label)):
+                # a heading set like the division open above it stands inside it, not in its place: its name printed
+                # below its label ("Sección Tercera" / "Suspensión del Acto Reclamado"), a bold line inside a SECCIÓN
+                # ("Primera Parte Reglas Generales"). A heading of a TÍTULO's rank ("Disposición adicional
+                # primera.") still closes the divisions below it; only the legal grammar closes a SECCIÓN.
+                level += 1
+            divisions = [lv for lv in divisions if lv < level] + ([level] if h.kind in DIVISION_KINDS else [])
             w.new_block("heading")
             start = w.write("#" * min(level, MARKDOWN_MAX_LEVEL) + " " + h.label)
             headings.append(Heading(level=level, text=h.label, kind=_heading_kind(h.kind, h.label), page=item.page,

@@ -25,10 +25,11 @@ from ingest.references import amended_articles, article_key
 from retrieval import bm25
 from retrieval.batcher import Batcher
 from retrieval.chunk_cache import ChunkCache, Parsed
+from retrieval.divisions import outline
 from retrieval.documents import DocumentPage, DocumentRecords, matches
 from retrieval.embedders import Embedder, load_embedder
 from retrieval.law_lookup import LawCatalog
-from retrieval.models import Fusion, NamedCountry, SearchFilters, SearchHit, SearchMode
+from retrieval.models import Division, Fusion, NamedCountry, SearchFilters, SearchHit, SearchMode
 from retrieval.settings import Settings
 from retrieval.store import PointData, Store, VectorQuery, open_store
 from retrieval.store.base import point_id
@@ -419,6 +420,12 @@ class Index:
         payloads = self.store.role_payloads([doc_id], [r.value for r in BODY_ROLES], ["article", "index"])
         first = min((p for p in payloads if p.get("article")), key=lambda p: p["index"], default=None)
         return None if first is None else first["article"]
+
+    def divisions(self, doc_id: str, law: str) -> list[Division]:
+        """The divisions of one document's own body (LIBRO, TÍTULO, CAPÍTULO, SECCIÓN, ANEXO), in order, each with
+        the articles it holds, read from its chunks' fields only (`retrieval.divisions.outline`); `law` names it."""
+        fields = ["index", "article", "pages", "heading_path", "heading_kinds"]
+        return outline(doc_id, law, self.store.role_payloads([doc_id], [r.value for r in BODY_ROLES], fields))
 
     def transitory_provisions(self, doc_ids: Sequence[str], articles: Sequence[str],
                               filters: SearchFilters | None = None) -> list[tuple[Chunk, DocumentInfo]]:

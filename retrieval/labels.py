@@ -13,16 +13,18 @@ inciso, the printed page); nothing is re-parsed from text.
   "recital 59" / "considerando 59";
 - Federal Register: "85 FR 47698" (volume, series, the document's first page), "85 FR 47698, 47699" (pin page);
 - court decision: "Corte Suprema (Chile), Rol 161.630-2023, p. 12";
-  "United States Court of Appeals for the First Circuit, No. 20-1507, p. 3".
+  "United States Court of Appeals for the First Circuit, No. 20-1507, p. 3";
+- a division of a law: "Código Penal, LIBRO II, TÍTULO I «Del homicidio y sus formas», arts. 138 a 143 Bis".
 """
 
 from __future__ import annotations
 
 import re
 
-from ingest.headings import fold
+from ingest.headings import division_name, fold
 from ingest.models import (AmendmentNote, Chunk, DocumentInfo, HeadingKind, LegalReference, ParagraphMark,
                            ProvisionRole)
+from retrieval.models import Division
 from retrieval.text_analysis import detect_languages
 
 MAX_NAME = 90  # characters of a document name in a label (the full title stays on the record)
@@ -267,4 +269,20 @@ def label(doc: DocumentInfo, chunk: Chunk, offset: int | None = None, end: int |
         parts.append(f"{word} {recital}")
     if not gazette:
         parts.append(f"p. {printed or page}")
+    return ", ".join(parts)
+
+
+def division(d: Division) -> str:
+    """A division of a law as a lawyer points to it: the law, the labels of the divisions it stands in, its own with
+    its name, the articles it holds ("Ley de Amparo, TÍTULO SEGUNDO, CAPÍTULO I, Sección Tercera «Suspensión del
+    Acto Reclamado», arts. 125 a 169")."""
+    parts = [d.law] if d.law else []
+    for i, entry in enumerate(d.path):
+        name = division_name(entry)
+        label = entry[:len(entry) - len(name)].rstrip(" .:-–") if name and entry.endswith(name) else entry
+        parts.append(f"{label} «{name}»" if i == len(d.path) - 1 and name and label else label or entry)
+    if d.first_article and d.last_article and d.last_article != d.first_article:
+        parts.append(f"arts. {d.first_article} a {d.last_article}")
+    elif d.first_article:
+        parts.append(f"art. {d.first_article}")
     return ", ".join(parts)

@@ -16,10 +16,12 @@ from ingest.sentences import split_sentences
 from retrieval import labels
 from retrieval.cross_encoder import load_cross_encoder
 from retrieval.definitions import defined_term, defines, defining_provisions
+from retrieval.divisions import asks_where, matching
 from retrieval import rerank as second_stage
 from retrieval.index import DEFAULT_PREFETCH, Index, Search
 from retrieval.law_lookup import CONSOLIDATED, CONTEXT_DOCS, LawCatalog, names_a_law, report
-from retrieval.models import Fusion, ResolvedReference, SearchFilters, SearchHit, SearchMode, SearchResult
+from retrieval.models import (Division, Fusion, ResolvedReference, SearchFilters, SearchHit, SearchMode,
+                              SearchResult)
 from retrieval.question_dates import edition_named
 from retrieval.question_laws import understood
 from retrieval.rulings import DECIDING, asks_outcome, disposing_chunks
@@ -137,6 +139,11 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     # Amparo) reads that law first, as one naming it would (`LawCatalog.topic_laws`, the matter its name gives)
     subject = () if any(doc_ids or names_a_law(ref) for ref, doc_ids in resolved) else tuple(sorted(
         {doc.doc_id for _, doc in catalog.topic_laws(query, matter=True)} - set(first.set_aside)))
+    divisions = _where_regulated(index, query, refs, subject, hits, filters)
+    for division in divisions:  # "¿Dónde regula la Ley de Amparo la suspensión…?": each division's first article
+        for chunk, document in index.provisions([division.doc_id], [division.first_article], filters)[:1]:
+            looked_up.setdefault(chunk.chunk_id, SearchHit(chunk=chunk, document=document, score=0.0, rank=1,
+                                                           via="reference"))
     search_ranks = {h.chunk.chunk_id: h.rank for h in hits}
     # where a definition the question asks for is read: the laws it names or speaks of, else the best hits' documents
     scope = ([d for _, doc_ids in resolved for d in doc_ids] or list(subject)
@@ -151,7 +158,7 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     # (the hits holding it), not a question about reforms, transitory rules or dates (answered outside the body),
     # not a topic an article title already names, nor a question whose best match is a document that holds no
     # article (a notice, an acuerdo of numbered points): openings rank articles, and cannot weigh text that has none
-    names_article = any(ref.articles for ref, _ in refs)
+    names_article = any(ref.articles for ref, _ in refs) or bool(divisions)
     names_entry = any(h.via == "identifier" for h in merged)
     if (rerank and openings and index.settings.openings and not names_article and not names_entry
             and not second_stage.asks_about_history(query) and not _titled(query, merged)
@@ -177,7 +184,29 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     for hit in ranked:  # fresh copies: labelled in place, only the ones returned
         hit.versioned = hit.document.law_id in versioned
         hit.label = labels.label(hit.document, hit.chunk, versioned=hit.versioned)
-    return SearchResult(query=query, hits=ranked, references=reports, country=first.country)
+    return SearchResult(query=query, hits=ranked, references=reports, country=first.country, divisions=divisions)
+
+
+def _where_regulated(index: Index, query: str, refs: list[tuple[LegalReference, list[DocumentInfo]]],
+                     subject: tuple[str, ...], hits: list[SearchHit], filters: SearchFilters | None) -> list[Division]:
+    """For a question asking where a law regulates a matter and naming no article (`divisions.asks_where`), the
+    divisions of the law whose names hold that matter (`divisions.matching`): of the laws it names, else the law
+    whose subject it speaks of, else the best hits' documents; in the version in force."""
+    if not asks_where(query) or any(ref.articles for ref, _ in refs):
+        return []
+    named = [d for ref, docs in refs if ref.law or ref.constitutional for d in docs]
+    held = {d.doc_id: d for d in [*named, *(d for _, d in index.catalog().topic_laws(query, matter=True)),
+                                  *(h.document for h in hits)]}
+    laws = ([d.doc_id for d in named] or list(subject)
+            or list(dict.fromkeys(h.chunk.doc_id for h in hits))[:CONTEXT_DOCS])
+    superseded = set(index.in_force(filters.as_of if filters is not None else None).superseded)
+    outline = [division for doc_id in dict.fromkeys(laws) if doc_id not in superseded
+               if doc_id in held for division in index.divisions(doc_id, _law_name(held[doc_id]))]
+    return matching(query, [(ref.start, ref.end) for ref, _ in refs], outline)
+
+
+def _law_name(doc: DocumentInfo) -> str:
+    return doc.short_title or doc.title
 
 
 # What a question asks of a whole law, the law's name aside ("¿Qué regula la Ley de Sociedades de Capital?", "¿De qué

@@ -87,6 +87,19 @@ class NamedCountry(BaseModel):
     set_aside: int = 0  # documents of other countries the search did not draw on
 
 
+class Division(BaseModel):
+    """A division of a law's body (LIBRO, TÍTULO, CAPÍTULO, SECCIÓN) a question asking where the law regulates a
+    matter is answered with (`retrieval.divisions`): where it stands, its name, the articles it holds."""
+
+    doc_id: str
+    law: str  # as a lawyer names the law: "Ley de Amparo"
+    path: list[str]  # the divisions it stands in and itself, outermost first, as printed with their names
+    name: str  # "Suspensión del Acto Reclamado"
+    first_article: str | None = None
+    last_article: str | None = None
+    page: int  # the PDF page it opens on
+
+
 class SearchResult(BaseModel):
     """Hits plus what the query was understood to ask for."""
 
@@ -94,3 +107,4 @@ class SearchResult(BaseModel):
     hits: list[SearchHit]
     references: list[ResolvedReference] = []
     country: NamedCountry | None = None  # the country the query names, when the index holds laws of several
+    divisions: list[Division] = []  # where the law regulates what a question asking so asks about

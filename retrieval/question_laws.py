@@ -281,6 +281,24 @@ def _with_acronym(query: str, refs: list[LegalReference], catalog: LawCatalog) -
     return out
 
 
+# a law named by an acronym alone, after its article: "según la LEC" (English questions as before: "the GDPR" is
+# read by the search, not as a reference)
+_ACRONYM_ALONE = re.compile(r"\b(?:la|el|del|al)\s+(?P<acr>[A-ZÑ]{3,8})(?![\w.])", re.IGNORECASE)
+
+
+def _acronyms_alone(query: str, catalog: LawCatalog) -> list[LegalReference]:
+    """The acronyms of indexed laws a question names them by, alone ("¿Qué artículos de la LEC regulan…?"), which
+    the parser reads only in the shapes of a law's acronym it knows (no vowel in "LSC", a known "CPEUM"): an
+    acronym an indexed document has (`LawCatalog.acronyms`), of three letters or more, after its article, in a
+    question not typed in capitals, not a gazette's ("el DOF")."""
+    if query.isupper():
+        return []
+    return [LegalReference(text=m.group("acr"), start=m.start("acr"), end=m.end("acr"), law=m.group("acr"),
+                           law_type=law_type_of(m.group("acr")))
+            for m in _ACRONYM_ALONE.finditer(query)
+            if m.group("acr").isupper() and m.group("acr") in catalog.acronyms and m.group("acr") not in _GAZETTES]
+
+
 def with_unread(refs: list[LegalReference], more: list[LegalReference]) -> list[LegalReference]:
     """`refs` and those of `more` (another reader's) that overlap none of them, in the order they are written."""
     return sorted(refs + [m for m in more if not any(r.start < m.end and m.start < r.end for r in refs)],
@@ -295,7 +313,7 @@ def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, li
     for more in (catalog.qualified_mentions(query), lower_case_names(query), foreign_names(query),
                  instrument_names(query, catalog)):
         refs = with_unread(refs, more)
-    refs = _with_acronym(query, _of_its_law(query, refs), catalog)
+    refs = with_unread(_with_acronym(query, _of_its_law(query, refs), catalog), _acronyms_alone(query, catalog))
     refs = [r for r in refs if r.articles or not _BILL.search(query, 0, r.start)]
     found = catalog.written_names(query)
     spans = [(lo, hi) for lo, hi, _ in found]

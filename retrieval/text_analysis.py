@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Literal
 
@@ -242,20 +243,38 @@ NUMBER_WORDS = (r"uno|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|
 _COUNT = re.compile(rf"(?:\d.*|un|{NUMBER_WORDS})", re.IGNORECASE)
 
 
+def _kind_pairs(text: str) -> Iterator[tuple[str, str, str]]:
+    """(noun term, kind term, the kind's folded word) for each kind `text` names (`kinds`)."""
+    languages = detect_languages(text)
+    for match in _KIND.finditer(text):
+        word = normalize(match.group(2))
+        if _COUNT.fullmatch(word) or _COUNT.fullmatch(normalize(match.group(1))):  # "3 de marzo": a day, no kind
+            continue
+        head, kind = (analyze(w, languages) for w in match.groups())
+        if len(head) <= 1 and len(kind) == 1:
+            yield head[0] if head else "", kind[0], word
+
+
 def kinds(text: str) -> dict[str, set[str]]:
     """The kinds the text names its nouns by: term → the terms that name its kinds. A noun followed by "de" and a
     noun with no article between names a kind of it ("recurso de reclamación", "juicio de amparo", "derecho de
     separación"); with an article it tells whose ("el recurso de la parte", "del Periódico"), and a count tells how
-    many ("plazo de quince días"): neither is a kind. A kind listed after another ("drogas tóxicas … o de bebidas
-    alcohólicas") has no noun of its own: it is kept under ""."""
-    languages = detect_languages(text)
+    many ("plazo de quince días"), and a count before it is a date or a share ("3 de marzo", "dos de ellos"): none
+    is a kind. A kind listed after another ("drogas tóxicas … o de bebidas alcohólicas") has no noun of its own: it
+    is kept under ""."""
     out: dict[str, set[str]] = {}
-    for match in _KIND.finditer(text):
-        if _COUNT.fullmatch(normalize(match.group(2))):
-            continue
-        head, kind = (analyze(word, languages) for word in match.groups())
-        if len(head) <= 1 and len(kind) == 1:
-            out.setdefault(head[0] if head else "", set()).add(kind[0])
+    for head, kind, _ in _kind_pairs(text):
+        out.setdefault(head, set()).add(kind)
+    return out
+
+
+def kind_words(text: str) -> dict[str, set[str]]:
+    """The words `text` names its kinds by, folded: kind term → its words ("recurso de reclamación": reclam →
+    {"reclamacion"}). The term gathers the word's whole family ("reclamarse", "el acto reclamado"); the word is the
+    kind's own name."""
+    out: dict[str, set[str]] = {}
+    for _, kind, word in _kind_pairs(text):
+        out.setdefault(kind, set()).add(word)
     return out
 
 

@@ -64,9 +64,9 @@ from retrieval.models import SearchHit
 from retrieval.question_dates import edition_named
 from retrieval.definitions import defined_term, defines
 from retrieval.rulings import disposes
-from retrieval.rerank import (ROLE_WEIGHTS, article_heading, article_title, asks_about_history, division_names,
-                              term_matches)
-from retrieval.text_analysis import asks_several, case_terms, content_terms, kinds
+from retrieval.rerank import (FORM_WEIGHT, ROLE_WEIGHTS, article_heading, article_title, asks_about_history,
+                              division_names, term_matches)
+from retrieval.text_analysis import asks_several, case_terms, content_terms, kind_words, kinds, normalize
 
 NOT_FOUND = "No encontré en los documentos recuperados información que responda a esta pregunta."
 MAX_SENTENCES = 3
@@ -185,10 +185,20 @@ class ExtractiveAnswerer:
         particulars = sum(weight[t] for t in case_terms(question) & q_terms if not df[t])
         asked = total - particulars
         asked_kinds = {t: k for t, k in kinds(asked_topic).items() if t in q_terms}
-        # a noun the question names a kind of, which a sentence names as another kind only, is not the question's
-        # noun there, nor in its title or neighbours read with it
-        other_kind = {id(c): _other_kinds(asked_kinds, c.text) for c in cands}
+        # a noun the question names a kind of, which a sentence (or, where the sentence names no kind of it, the
+        # divisions it stands in: "Sección Segunda Recurso de Queja") names as another kind only, is not the
+        # question's noun there: the sentence speaks of another subject
+        places = {c.hit.chunk.chunk_id: " ; ".join(division_names(c.hit.chunk)) for c in cands} if asked_kinds else {}
+        other_kind = {id(c): _other_kinds(asked_kinds, c.text, places.get(c.hit.chunk.chunk_id, "")) for c in cands}
         matched = {id(c): term_matches(q_terms - other_kind[id(c)], terms) for c, terms in zip(cands, cand_terms)}
+        # the kind is named by its own word: a sentence holding only another word of its family ("Al reclamarse la
+        # sentencia", "el acto reclamado" for the "recurso de reclamación") holds another form of it
+        kind_names = {t: words for t, words in kind_words(asked_topic).items() if t in q_terms}
+        for cand in cands if kind_names else ():
+            own = matched[id(cand)]
+            for t in kind_names.keys() & own.keys():
+                if not _holds_word(cand.text, kind_names[t]):
+                    own[t] = min(own[t], FORM_WEIGHT)
         # a question asking for several of a kind ("¿En qué casos…?") is answered by a sentence that lists them: one
         # announcing an enumeration names the kind it lists ("El amparo indirecto procede:" + its fractions) — in the
         # document the search ranks first (another law's list lists something else: the Ley 99's "El Presidente de la
@@ -246,6 +256,9 @@ class ExtractiveAnswerer:
         scale = total / asked if asked else 1.0  # a share of the question → a share of what it asks
         reach = 0.0
         for cand, lex, title in zip(cands, lexical, title_share):
+            if other_kind[id(cand)]:  # of another kind than the one asked about: another subject, however close
+                cand.score = 0.0
+                continue
             dense_part = DENSE_WEIGHT * max(float(dense[id(cand)]), 0.0) if lex else 0.0
             score = dense_part + (1 - DENSE_WEIGHT) * lex
             score += TITLE_WEIGHT * title  # the provision whose title names the question's topic answers it
@@ -365,19 +378,28 @@ def _document_terms(doc: DocumentInfo) -> set[str]:
     return content_terms(" ".join(n for n in (doc.title, doc.short_title) if n))
 
 
-def _other_kinds(asked: dict[str, set[str]], text: str) -> set[str]:
+def _other_kinds(asked: dict[str, set[str]], text: str, divisions: str = "") -> set[str]:
     """The nouns the question names a kind of (`asked`: `text_analysis.kinds`) that a sentence names as another
     kind only: asked about the "recurso de reclamación", "El recurso de inconformidad procede…" speaks of another
     remedy, and its "recurso" is not the question's. A sentence that names the asked kind anywhere may list it among
     others ("bajo la influencia de drogas tóxicas … o de bebidas alcohólicas") and is not read so; the kind's word
-    in another use ("el acto reclamado") does not name it."""
+    in another use ("el acto reclamado") does not name it. A sentence that names no kind of the noun is read in the
+    `divisions` it stands in: under "Sección Segunda Recurso de Queja", "En caso de resultar fundado el recurso…"
+    speaks of the queja."""
     if not asked:
         return set()
     named = kinds(text)
     if not named.keys() & asked.keys():
+        named = kinds(divisions) if divisions else {}
+    if not named.keys() & asked.keys():
         return set()
     listed = set().union(*named.values())
     return {t for t, wanted in asked.items() if t in named and not listed & wanted}
+
+
+def _holds_word(text: str, words: set[str]) -> bool:
+    """Whether `text` holds one of the folded `words`, singular or plural."""
+    return any(w in words or w[:-1] in words or w[:-2] in words for w in re.findall(r"\w+", normalize(text)))
 
 
 def _union(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:

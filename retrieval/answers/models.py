@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from ingest.models import AmendmentNote
 from retrieval.answers.support import SupportJudgement
-from retrieval.models import NamedCountry, ResolvedReference, SearchHit
+from retrieval.models import Division, NamedCountry, ResolvedReference, SearchHit
 
 
 class Citation(BaseModel):
@@ -80,6 +80,7 @@ class Answer(BaseModel):
     fallback_reason: str | None = None  # set when an LLM backend failed and extractive answered instead
     references: list[ResolvedReference] = []  # the legal references read in the question and what they resolved to
     country: NamedCountry | None = None  # the one country the question names: other countries' documents set aside
+    divisions: list[Division] = []  # where the law regulates what a question asking so asks about (named first)
 
     @property
     def text(self) -> str:

@@ -36,7 +36,7 @@ from retrieval.answers.reform import ReformAnswerer, what_changed
 from retrieval.answers.support import LLMJudge
 from retrieval.answers.verify import Verifier
 from retrieval.legal_search import legal_search
-from retrieval.models import ResolvedReference, SearchFilters, SearchHit, SearchMode, SearchResult
+from retrieval.models import Division, ResolvedReference, SearchFilters, SearchHit, SearchMode, SearchResult
 from retrieval.question_dates import with_asked_day
 from retrieval.settings import Settings
 
@@ -160,6 +160,14 @@ def predates_notice(index, hits: list[SearchHit], filters: SearchFilters | None)
     return " ".join(out)
 
 
+def divisions_notice(divisions: list[Division]) -> str:
+    """ "Dónde se regula: Código Penal, LIBRO II, TÍTULO I «Del homicidio y sus formas», arts. 138 a 143 Bis." — for a
+    question asking where a law regulates a matter, the divisions whose names hold it (`retrieval.divisions`)."""
+    if not divisions:
+        return ""
+    return "Dónde se regula: " + "; ".join(labels.division(d) for d in divisions) + "."
+
+
 def _with_notice(answer: Answer, references: list[ResolvedReference], early: str = "") -> Answer:
     """The answer opened by the notice of the named laws that are absent and of a day before every version held
     (none: unchanged)."""
@@ -218,10 +226,10 @@ def ask(index, question: str, k: int = 8, filters: SearchFilters | None = None, 
     if answers_nothing(references):
         return _absent(question, backend.name, references)
     hits, backend = _for_change(index, question, references, filters, hits, backend)
+    early = " ".join(n for n in (divisions_notice(found.divisions), predates_notice(index, hits, filters)) if n)
     answer = _with_notice(answer_hits(question, hits, backend, index.embedder, make_judge(settings), references,
-                                      index.catalog().topic_laws(question), index), references,
-                          predates_notice(index, hits, filters))
-    answer.references, answer.country = references, found.country
+                                      index.catalog().topic_laws(question), index), references, early)
+    answer.references, answer.country, answer.divisions = references, found.country, found.divisions
     if reason and answer.fallback_reason is None:
         answer.fallback_reason = reason
     return answer
@@ -245,7 +253,7 @@ def ask_stream(index, question: str, k: int = 8, filters: SearchFilters | None =
             yield CoverageEvent(coverage=answer.coverage)
             yield DoneEvent(answer=answer)
             return
-        early = predates_notice(index, hits, filters)
+        early = " ".join(n for n in (divisions_notice(found.divisions), predates_notice(index, hits, filters)) if n)
         notice = " ".join(n for n in (absent_notice(references), early) if n)
         yield SourcesEvent(sources=hits, references=references, country=found.country)
         if notice:
@@ -259,7 +267,7 @@ def ask_stream(index, question: str, k: int = 8, filters: SearchFilters | None =
                                                topics=index.catalog().topic_laws(question), index=index)
         if notice:
             answer = _with_notice(answer, references, early)
-        answer.references, answer.country = references, found.country
+        answer.references, answer.country, answer.divisions = references, found.country, found.divisions
         yield CoverageEvent(coverage=answer.coverage)
         yield DoneEvent(answer=answer)
     except Exception as exc:  # reported to the client as the stream's last event, and logged with its traceback

@@ -238,6 +238,23 @@ def test_a_remedy_the_question_names_is_not_answered_with_another(index, questio
         assert not named or "reclamación" in named, (c.label, c.cited_text[:80])
 
 
+@pytest.mark.parametrize("question", ["¿Contra qué resoluciones procede el recurso de reclamación?",
+                                      "¿En qué plazo se interpone el recurso de reclamación?"])
+def test_a_remedy_is_answered_from_its_own_section(index, question):
+    """The Ley de Amparo regulates each remedy in a section of its own ("Sección Tercera Recurso de Reclamación", arts.
+    104–106). A sentence in another remedy's section speaks of that remedy though it names none ("En caso de resultar
+    fundado el recurso…", art. 103, under "Recurso de Queja"), and the reclamación's own article is quoted although
+    the law says "acuerdos de trámite" where the question says "resoluciones" and "Al reclamarse la sentencia…" (art.
+    171) shares the word's stem."""
+    answer = ask(index, question, answerer="extractive")
+    cited = citations(answer)
+    assert any(c.label.startswith("Ley de Amparo, art. 104,") for c in cited), [c.label for c in cited]
+    for c in cited:
+        path = " ".join(answer.sources[c.source_index].chunk.heading_path)
+        named = {m.lower() for m in REMEDY.findall(path + " " + c.cited_text)}
+        assert not named or "reclamación" in named, (c.label, path[-80:])
+
+
 def test_a_case_file_named_by_its_number_is_answered_from_its_entry(index):
     """The bulletin lists each day's agreements by case file ("| 5929/20 | … | MARTINEZ BRAVO MARCOS | … | SE SEÑALA
     FECHA DE AUDIENCIA …"). Asked by its number, the answer is that entry, not the Constitution's art. 107 on

@@ -159,13 +159,23 @@ def test_articles_numbered_by_a_letter_after_their_latin_ordinal_are_articles() 
     (LSC, "176", ["TÍTULO V La junta general", "CAPÍTULO IV Convocatoria"]),
     ("mx_ley_de_amparo_DOF_2025-03-13.pdf", "17",
      ["TÍTULO PRIMERO Reglas Generales", "CAPÍTULO III Plazos"]),
+    # a SECCIÓN's name on the line below its label: a heading no stronger than the label, which stays open
+    ("mx_ley_de_amparo_DOF_2025-03-13.pdf", "190",
+     ["TÍTULO SEGUNDO De los Procedimientos de Amparo", "CAPÍTULO II El Amparo Directo",
+      "Sección Cuarta Suspensión del Acto Reclamado"]),
+    ("mx_ley_de_amparo_DOF_2025-03-13.pdf", "33",
+     ["TÍTULO PRIMERO Reglas Generales", "CAPÍTULO V Competencia", "Sección Primera Reglas de Competencia"]),
+    ("mx_ley_CPEUM_constitucion_politica_DOF_2025-04-15.pdf", "71",
+     ["Capítulo II Del Poder Legislativo", "Sección II De la Iniciativa y Formación de las Leyes"]),
 ])
 def test_a_division_keeps_its_name_under_the_divisions_it_holds(name: str, article: str,
                                                                 divisions: list[str]) -> None:
     """"TÍTULO II" over "Del juicio ordinario", then "CAPÍTULO I" over "De las alegaciones iniciales": each name
     stands on its own line under its label, in another face. The name belongs to the label, so the chapter that opens
     below does not close the title's name: art. 404 of the LEC stands under the juicio ordinario, art. 437 under the
-    juicio verbal. The Markdown keeps the two lines as printed."""
+    juicio verbal. The Markdown keeps the two lines as printed. A SECCIÓN's name is set like any bold heading, at the
+    section's own rank: it stands inside the section (only the legal grammar closes a division), so art. 190 of the
+    Ley de Amparo stands under "Sección Cuarta", not under its name alone."""
     docs = parsed(LAWS / name)
     law = docs[-1][0]
     chunks = [c for _, cs in docs[-1:] for c in cs if c.article == article]
