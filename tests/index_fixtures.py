@@ -10,7 +10,7 @@ from retrieval.index import Index
 from retrieval.models import SearchHit
 from retrieval.settings import Settings
 from retrieval.store.base import Store
-from tests.conftest import pdf
+from tests.conftest import cut_pdf, pdf
 
 STORE_KINDS = ("edge", "client")
 
@@ -35,6 +35,12 @@ def build_index(home: Path, pdf_names: list[str | Path]) -> Index:
         index.close()
         raise
     return index
+
+
+def build_cut_index(root: Path, cuts: Sequence[tuple[Path, list[tuple[int, int]]]]) -> Index:
+    """A real index under `root`/home of the page ranges (0-based, inclusive) `cuts` keeps of real PDFs, each cut
+    saved under its own file name in `root` (caller closes it)."""
+    return build_index(root / "home", [cut_pdf(path, ranges, root / path.name) for path, ranges in cuts])
 
 
 def open_test_store(

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import pytest
 
-from ingest.parse import parse_pdf
 from retrieval.answers import ask
-from retrieval.index import Index
 from retrieval.legal_search import legal_search
 from retrieval.settings import Settings
-from tests.conftest import SHARED, cut_pdf
+from tests.conftest import SHARED
+from tests.index_fixtures import build_cut_index
 
 LAWS = SHARED / "data" / "laws"
 FILES = [  # (file, the page ranges kept)
@@ -28,17 +27,9 @@ FILES = [  # (file, the page ranges kept)
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
-    root = tmp_path_factory.mktemp("subject-law")
-    idx = Index.open(Settings(home=root / "home", _env_file=None))
-    try:
-        for path, ranges in FILES:
-            result = parse_pdf(cut_pdf(path, ranges, root / path.name))
-            assert result.documents, f"{path.name}: {result.message}"
-            idx.add_documents(result.documents)
-        idx.optimize()
-        yield idx
-    finally:
-        idx.close()
+    idx = build_cut_index(tmp_path_factory.mktemp("subject-law"), FILES)
+    yield idx
+    idx.close()
 
 
 def _doc(index, title_start: str) -> str:

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import pytest
 
-from ingest.parse import parse_pdf
 from retrieval.answers import ask
-from retrieval.index import Index
 from retrieval.settings import Settings
-from tests.conftest import PDFS, SHARED, cut_pdf
+from tests.conftest import PDFS, SHARED
+from tests.index_fixtures import build_cut_index
 
 LAWS = SHARED / "data" / "laws"
 CUTS = [
@@ -34,17 +33,9 @@ CUTS = [
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
-    root = tmp_path_factory.mktemp("where-regulated")
-    idx = Index.open(Settings(home=root / "home", _env_file=None))
-    try:
-        for pdf, pages in CUTS:
-            result = parse_pdf(cut_pdf(pdf, pages, root / pdf.name))
-            assert result.documents, result.message
-            idx.add_documents(result.documents)
-        idx.optimize()
-        yield idx
-    finally:
-        idx.close()
+    idx = build_cut_index(tmp_path_factory.mktemp("where-regulated"), CUTS)
+    yield idx
+    idx.close()
 
 
 def _ask(index, question: str):
