@@ -90,16 +90,18 @@ def matching(query: str, spans: Sequence[tuple[int, int]], divisions: Sequence[D
         last = max(last, end)
     asked = content_terms(" ".join([*kept, query[last:]])) - _WHERE_TERMS
     languages = detect_languages(query)  # names read as the question is: "Ley de Sociedades de Capital" has no accent
+    divisions = [d for d in divisions if d.first_article]
+    names = [set(analyze(d.name, languages)) for d in divisions]
+    laws = {law: set(analyze(law, languages)) for law in {d.law for d in divisions}}
     for relaxed in range(3):
         scored = []
-        for division in divisions:
+        for division, name in zip(divisions, names):
             matter = asked
             if relaxed >= 1:
-                matter = matter - set(term_matches(matter, set(analyze(division.law, languages))))
+                matter = matter - set(term_matches(matter, laws[division.law]))
             if relaxed >= 2:
                 matter = matter - _KIND_TERMS
-            name = set(analyze(division.name, languages))
-            if matter and division.first_article and set(term_matches(matter, name)) == matter:  # "sociedad(es)"
+            if matter and set(term_matches(matter, name)) == matter:  # "sociedad(es)"
                 scored.append((len(matter) / len(name), division))
         if scored:
             return _best(scored)

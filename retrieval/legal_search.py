@@ -194,14 +194,12 @@ def _where_regulated(index: Index, query: str, refs: list[tuple[LegalReference, 
     whose subject it speaks of, else the best hits' documents; in the version in force."""
     if not asks_where(query) or any(ref.articles for ref, _ in refs):
         return []
-    named = [d for ref, docs in refs if ref.law or ref.constitutional for d in docs]
-    held = {d.doc_id: d for d in [*named, *(d for _, d in index.catalog().topic_laws(query, matter=True)),
-                                  *(h.document for h in hits)]}
-    laws = ([d.doc_id for d in named] or list(subject)
-            or list(dict.fromkeys(h.chunk.doc_id for h in hits))[:CONTEXT_DOCS])
+    named = [d.doc_id for ref, docs in refs if ref.law or ref.constitutional for d in docs]
+    laws = named or list(subject) or list(dict.fromkeys(h.chunk.doc_id for h in hits))[:CONTEXT_DOCS]
+    held = {d.doc_id: d for d in index.document_infos()}
     superseded = set(index.in_force(filters.as_of if filters is not None else None).superseded)
-    outline = [division for doc_id in dict.fromkeys(laws) if doc_id not in superseded
-               if doc_id in held for division in index.divisions(doc_id, _law_name(held[doc_id]))]
+    outline = [division for doc_id in dict.fromkeys(laws) if doc_id in held and doc_id not in superseded
+               for division in index.divisions(doc_id, _law_name(held[doc_id]))]
     return matching(query, [(ref.start, ref.end) for ref, _ in refs], outline)
 
 

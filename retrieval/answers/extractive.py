@@ -188,8 +188,9 @@ class ExtractiveAnswerer:
         # a noun the question names a kind of, which a sentence (or, where the sentence names no kind of it, the
         # divisions it stands in: "Sección Segunda Recurso de Queja") names as another kind only, is not the
         # question's noun there: the sentence speaks of another subject
-        places = {c.hit.chunk.chunk_id: " ; ".join(division_names(c.hit.chunk)) for c in cands} if asked_kinds else {}
-        other_kind = {id(c): _other_kinds(asked_kinds, c.text, places.get(c.hit.chunk.chunk_id, "")) for c in cands}
+        places = {c.hit.chunk.chunk_id: kinds(" ; ".join(division_names(c.hit.chunk))) for c in cands} \
+            if asked_kinds else {}
+        other_kind = {id(c): _other_kinds(asked_kinds, c.text, places.get(c.hit.chunk.chunk_id, {})) for c in cands}
         matched = {id(c): term_matches(q_terms - other_kind[id(c)], terms) for c, terms in zip(cands, cand_terms)}
         # the kind is named by its own word: a sentence holding only another word of its family ("Al reclamarse la
         # sentencia", "el acto reclamado" for the "recurso de reclamación") holds another form of it
@@ -378,19 +379,19 @@ def _document_terms(doc: DocumentInfo) -> set[str]:
     return content_terms(" ".join(n for n in (doc.title, doc.short_title) if n))
 
 
-def _other_kinds(asked: dict[str, set[str]], text: str, divisions: str = "") -> set[str]:
+def _other_kinds(asked: dict[str, set[str]], text: str, placed: dict[str, set[str]] | None = None) -> set[str]:
     """The nouns the question names a kind of (`asked`: `text_analysis.kinds`) that a sentence names as another
     kind only: asked about the "recurso de reclamación", "El recurso de inconformidad procede…" speaks of another
     remedy, and its "recurso" is not the question's. A sentence that names the asked kind anywhere may list it among
     others ("bajo la influencia de drogas tóxicas … o de bebidas alcohólicas") and is not read so; the kind's word
     in another use ("el acto reclamado") does not name it. A sentence that names no kind of the noun is read in the
-    `divisions` it stands in: under "Sección Segunda Recurso de Queja", "En caso de resultar fundado el recurso…"
-    speaks of the queja."""
+    divisions it stands in (`placed`: the kinds their names name): under "Sección Segunda Recurso de Queja", "En caso
+    de resultar fundado el recurso…" speaks of the queja."""
     if not asked:
         return set()
     named = kinds(text)
     if not named.keys() & asked.keys():
-        named = kinds(divisions) if divisions else {}
+        named = placed or {}
     if not named.keys() & asked.keys():
         return set()
     listed = set().union(*named.values())
