@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from ingest.headings import division_name, fold
 from ingest.models import BODY_ROLES, DIVISIONS, Chunk, HeadingKind, LegalReference, ProvisionRole
@@ -105,20 +106,51 @@ def division_names(chunk: Chunk) -> list[str]:
 
 def forms(a: str, b: str) -> bool:
     """Are two Snowball stems forms of one word ("requisit"/"requier", "suspension"/"suspend")? Both words, sharing
-    a prefix of FORM_PREFIX letters and FORM_SHARE of the shorter one."""
+    a prefix of FORM_PREFIX letters and FORM_SHARE of the shorter one — read through the changes a Spanish root
+    undergoes (`_root`): "resuelv"/"resolu", "elig"/"eleg", "admit"/"admision", "impon"/"imposicion"."""
+    if not (a.isalpha() and b.isalpha()):
+        return False
+    x, y = _root(a), _root(b)
+    need = max(FORM_PREFIX, FORM_SHARE * min(len(a), len(b)))
+    if _shared(a, b) >= need or _shared(x, y) >= need:
+        return True
+    if x == y:
+        return len(x) >= ROOT_LETTERS
+    short, long = (x, y) if len(x) <= len(y) else (y, x)
+    shared = _shared(short, long)
+    # a verb's stem whose last consonant the Latin noun changes: "decid"/"decision", "corrig"/"correccion"
+    return shared == len(short) - 1 >= ROOT_LETTERS and (short[-1], long[shared]) in _ALTERNATIONS
+
+
+def _shared(a: str, b: str) -> int:
+    """How many letters two words share from their start."""
     shared = 0
     for x, y in zip(a, b):
         if x != y:
             break
         shared += 1
-    return a.isalpha() and b.isalpha() and shared >= max(FORM_PREFIX, FORM_SHARE * min(len(a), len(b)))
+    return shared
+
+
+# A Spanish root changes inside the forms of one word in ways Snowball does not join: a stressed vowel splits in two
+# ("resuelve"/"resolución", "detiene"/"detención") and e alternates with i ("elige"/"elegido", "expide"/
+# "expedición"); the Latin noun of a verb changes the consonant its stem ends with ("admite"/"admisión", "decide"/
+# "decisión", "impone"/"imposición", "corrige"/"corrección").
+_ROOT_CHANGES = str.maketrans({"i": "e"})
+_ALTERNATIONS = frozenset({("t", "s"), ("d", "s"), ("n", "s"), ("g", "c")})
+ROOT_LETTERS = 4  # a root this long (or a stem's shared with a noun) is a word's, not a syllable's
+
+
+@lru_cache(maxsize=100_000)
+def _root(stem: str) -> str:
+    return stem.replace("ue", "o").replace("ie", "e").translate(_ROOT_CHANGES)
 
 
 def term_matches(q_terms: set[str], terms: set[str]) -> dict[str, float]:
     """The query terms `terms` hold: 1 for the term itself, FORM_WEIGHT for another form of its word."""
     out = {t: 1.0 for t in q_terms & terms}
     for t in q_terms - terms:
-        if len(t) >= FORM_PREFIX and any(forms(t, u) for u in terms if u[:FORM_PREFIX] == t[:FORM_PREFIX]):
+        if len(t) >= ROOT_LETTERS and any(forms(t, u) for u in terms if _root(u)[:3] == _root(t)[:3]):
             out[t] = FORM_WEIGHT
     return out
 
