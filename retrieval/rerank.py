@@ -118,8 +118,13 @@ def forms(a: str, b: str) -> bool:
         return len(x) >= ROOT_LETTERS
     short, long = (x, y) if len(x) <= len(y) else (y, x)
     shared = _shared(short, long)
-    # a verb's stem whose last consonant the Latin noun changes: "decid"/"decision", "corrig"/"correccion"
-    return shared == len(short) - 1 >= ROOT_LETTERS and (short[-1], long[shared]) in _ALTERNATIONS
+    # a verb's stem whose last consonant the Latin noun changes: "decid"/"decision"; a g the noun's "cc" ("elig"/
+    # "eleccion", "corrig"/"correccion": not "carg"/"carcel")
+    if shared != len(short) - 1:
+        return False
+    if short[-1] == "g":
+        return shared >= ROOT_LETTERS - 1 and long[shared:shared + 2] == "cc"
+    return shared >= ROOT_LETTERS and (short[-1], long[shared]) in _ALTERNATIONS
 
 
 def _shared(a: str, b: str) -> int:
@@ -135,9 +140,9 @@ def _shared(a: str, b: str) -> int:
 # A Spanish root changes inside the forms of one word in ways Snowball does not join: a stressed vowel splits in two
 # ("resuelve"/"resolución", "detiene"/"detención") and e alternates with i ("elige"/"elegido", "expide"/
 # "expedición"); the Latin noun of a verb changes the consonant its stem ends with ("admite"/"admisión", "decide"/
-# "decisión", "impone"/"imposición", "corrige"/"corrección").
+# "decisión", "impone"/"imposición"; "elige"/"elección", "corrige"/"corrección").
 _ROOT_CHANGES = str.maketrans({"i": "e"})
-_ALTERNATIONS = frozenset({("t", "s"), ("d", "s"), ("n", "s"), ("g", "c")})
+_ALTERNATIONS = frozenset({("t", "s"), ("d", "s"), ("n", "s")})
 ROOT_LETTERS = 4  # a root this long (or a stem's shared with a noun) is a word's, not a syllable's
 
 
