@@ -27,6 +27,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 from ingest.headings import fold
+from ingest.identity import type_of_title
 from ingest.models import DocType, DocumentInfo, LegalReference
 from ingest.references import law_type_of, regulated
 from retrieval.jurisdiction import (AFTER_NAME, COUNTRY_CODES, countries_named, jurisdiction_of, place_name,
@@ -382,6 +383,13 @@ class LawCatalog:
                 out.append((" ".join(subject), e.document))
         return out
 
+    def unnamed(self, doc_type: DocType) -> list[DocumentInfo]:
+        """Indexed documents of `doc_type` that print neither their name nor their number: a NOM's first chapter,
+        titled by its heading ("DISPOSICIONES GENERALES") and calling itself "esta NOM". One named by its number
+        ("la NOM-001-SEDE-2012") may be any of them: it cannot be said absent."""
+        return [e.document for e in self.entries if e.document.doc_type is doc_type and not e.document.number
+                and not e.document.aliases and type_of_title(e.document.title) is not doc_type]
+
     def closest(self, law: str, n: int = CLOSEST) -> list[str]:
         """The indexed laws (consolidated texts) whose names come closest to `law`, by name, best first; each as a
         lawyer reads it, with its jurisdiction when the index holds laws of several ("Código Penal (España)")."""
@@ -495,6 +503,16 @@ def absence(ref: LegalReference) -> str:
     return f"{article}{law} no está entre los documentos indexados"
 
 
+def unidentified(ref: LegalReference, possible: Sequence[DocumentInfo]) -> str:
+    """ "No consta si la NOM-001-SEDE-2012 está entre los documentos indexados: «DISPOSICIONES GENERALES» (NORMA
+    OFICIAL MEXICANA) no imprime su nombre ni su número" — the answer is then sought in the whole index."""
+    law = absence(ref).removesuffix(" no está entre los documentos indexados")
+    law = law[0].lower() + law[1:] if law.startswith(("La ", "El ")) else law
+    titles = ", ".join(f"«{d.title}» ({d.doc_type.value})" for d in possible[:CLOSEST])
+    prints = "imprime" if len(possible) == 1 else "imprimen"
+    return f"No consta si {law} está entre los documentos indexados: {titles} no {prints} su nombre ni su número"
+
+
 def amended_by(ref: LegalReference, decrees: Sequence[DocumentInfo]) -> str:
     """ "La Ley General de Salud no está entre los documentos indexados; se cita el decreto que la reforma: DECRETO
     por el que se reforman …" (`LawCatalog.amending`)."""
@@ -506,11 +524,12 @@ def amended_by(ref: LegalReference, decrees: Sequence[DocumentInfo]) -> str:
 
 
 def report(ref: LegalReference, docs: Sequence[DocumentInfo], chunks: int,
-           catalog: LawCatalog | None = None, amending: bool = False) -> ResolvedReference:
+           catalog: LawCatalog | None = None, amending: bool = False, possible: bool = False) -> ResolvedReference:
     """What a reference resolved to; a named law no document is (`names_a_law`) is `absent`, with the reason and
-    the closest indexed laws by name (given the `catalog`); `amending`: `docs` are decrees that amend it."""
+    the closest indexed laws by name (given the `catalog`); `amending`: `docs` are decrees that amend it; `possible`:
+    `docs` print neither their name nor their number, and the named one may be among them (`LawCatalog.unnamed`)."""
     absent = not docs and names_a_law(ref)
-    reason = amended_by(ref, docs) if amending and docs else None
+    reason = amended_by(ref, docs) if amending and docs else unidentified(ref, docs) if possible else None
     closest: list[str] = []
     if absent:
         reason = absence(ref)
@@ -519,4 +538,4 @@ def report(ref: LegalReference, docs: Sequence[DocumentInfo], chunks: int,
         reason = "no law named, and no document of the best hits holds that article"
     return ResolvedReference(reference=ref, doc_ids=[d.doc_id for d in docs], titles=[d.title for d in docs],
                              resolved=bool(docs), chunks=chunks, absent=absent, reason=reason, closest=closest,
-                             amending=amending and bool(docs))
+                             amending=amending and bool(docs), possible=[d.title for d in docs] if possible else [])

@@ -99,6 +99,7 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     reports = []
     resolved: list[tuple] = []
     named_docs: list[DocumentInfo] = []  # the documents of the laws the question names by name, acronym or number
+    unsure: list[DocumentInfo] = []  # those a law named by its number may be (`LawCatalog.unnamed`)
     whole = _asks_whole(query, refs)
     for ref, docs in refs:
         amending, held = False, []
@@ -109,6 +110,10 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
             holders = {document.doc_id for _, document in held}
             docs = [d for d in decrees if d.doc_id in holders] if ref.articles else decrees
             amending = bool(docs)
+        # named by its number ("la NOM-001-SEDE-2012"), and the index holds documents of its kind that print none: it
+        # may be any of them, so they are read as the named ones, and the answer says it is not sure
+        possible = not docs and names_a_law(ref) and bool(ref.law_number) and ref.law_type is not None \
+            and bool(docs := catalog.unnamed(ref.law_type))
         doc_ids = [d.doc_id for d in docs]
         found = []
         if ref.articles:
@@ -129,10 +134,12 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
         for chunk, document in found:
             looked_up.setdefault(chunk.chunk_id, SearchHit(chunk=chunk, document=document, score=0.0, rank=1,
                                                            via="reference"))
-        reports.append(report(ref, docs, len(found), catalog, amending))
+        reports.append(report(ref, docs, len(found), catalog, amending, possible))
         resolved.append((ref, doc_ids))
         if names_a_law(ref) and not amending:
             named_docs += docs
+        if possible:
+            unsure += docs
     if (missing := _missing_edition(query, filters, catalog, refs)) is not None:
         reports.append(missing)
     # naming no law, a question that speaks of what an indexed law regulates ("el juicio de amparo": the Ley de
@@ -171,6 +178,8 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
         opened = {(o.doc_id, o.article): o.rank for o in ranked_openings}
         merged += _opened_candidates(index, ranked_openings[:OPENED_ADDED], merged, filters)
     merged = _in_named_laws(query, merged, named_docs)
+    if unsure:  # what they do not hold is not answered from another document: the named one may not be indexed
+        merged = [h for h in merged if h.chunk.doc_id in {d.doc_id for d in unsure}]
     if rerank:
         cross = None
         if index.settings.rerank_model:

@@ -72,6 +72,10 @@ class ResolvedReference(BaseModel):
     absent: bool = False  # a law named by name, acronym or number that no indexed document is (issue 25)
     reason: str | None = None  # why it did not resolve: "El Código Penal Federal no está entre los documentos indexados"
     closest: list[str] = []  # when absent: the indexed laws closest to the named one by name, best first
+    # resolved to indexed documents of the named kind that print neither their name nor their number (a NOM's chapter
+    # titled "DISPOSICIONES GENERALES", calling itself "esta NOM"): the named one may be among them, and `reason` says
+    # it is not sure
+    possible: list[str] = []
     # the named law is not indexed whole, but the documents resolved to are decrees that amend it (a DOF reform
     # decree prints the amended articles' new text): `reason` says so, and the answer opens with it
     amending: bool = False

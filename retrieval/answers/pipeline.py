@@ -121,9 +121,10 @@ def absent_notice(references: list[ResolvedReference]) -> str:
     the decrees that amend it, which decrees are cited (`law_lookup.amended_by`)."""
     absent = [r for r in references if r.absent]
     amended = [r.reason for r in references if r.amending and r.reason]  # the law's amending decrees are cited
-    if not absent and not amended:
+    unsure = [r.reason for r in references if r.possible and r.reason]  # may be an indexed text that prints no name
+    if not absent and not amended and not unsure:
         return ""
-    reasons = list(dict.fromkeys([*amended, *(r.reason for r in absent if r.reason)]))
+    reasons = list(dict.fromkeys([*amended, *unsure, *(r.reason for r in absent if r.reason)]))
     closest = list(dict.fromkeys(c for r in absent for c in r.closest))
     text = " ".join(f"{reason}." for reason in reasons)
     if closest:
