@@ -233,6 +233,20 @@ def asks_several(question: str) -> set[str]:
     return out - _QUESTION_TERMS
 
 
+# The office an eligibility rule is about: "Para ser diputado se requiere:", "Para ser electo Presidente…", "Para que
+# una persona pueda ser titular de la Fiscalía General…", and a question's "¿Qué se necesita para ser senador?".
+_OFFICE = re.compile(r"\bpara\s+(?:que\s+(?:una\s+persona\s+)?pueda\s+)?ser\s+(?:(?:electo|electa|nombrad[oa]|"
+                     r"designad[oa]|reelect[oa])\s+)?(?:titular\s+(?:de\s+la|del|de)\s+)?(?:(?:el|la|los|las)\s+)?"
+                     r"(?!(?:electo|electa|nombrad|designad|reelect)\w*\b)([^\W\d_]{3,})", re.IGNORECASE)
+
+
+def offices(text: str) -> list[tuple[int, str]]:
+    """Where `text` names an office it states the requirements for, and the office's term, in order ("Para ser
+    diputado se requiere:" → (0, diput)): a law lists each office's requirements in an article of its own."""
+    languages = detect_languages(text)
+    return [(m.start(), terms[0]) for m in _OFFICE.finditer(text) if (terms := analyze(m.group(1), languages))]
+
+
 _KIND = re.compile(r"\b(\w+)\s+de\s+(?=(\w+))", re.IGNORECASE)  # a kind may have kinds: "juicio de amparo de…"
 # Numbers written as words, Spanish and English ("quince", "doscientos", "fifteen"): a count, not a kind (`kinds`), or
 # the count a duration or a number is stated by (`answers.coverage`).

@@ -66,7 +66,7 @@ from retrieval.definitions import defined_term, defines
 from retrieval.rulings import disposes
 from retrieval.rerank import (FORM_WEIGHT, ROLE_WEIGHTS, article_heading, article_title, asks_about_history,
                               division_names, term_matches)
-from retrieval.text_analysis import asks_several, case_terms, content_terms, kind_words, kinds, normalize
+from retrieval.text_analysis import asks_several, case_terms, content_terms, kind_words, kinds, normalize, offices
 
 NOT_FOUND = "No encontré en los documentos recuperados información que responda a esta pregunta."
 MAX_SENTENCES = 3
@@ -191,6 +191,13 @@ class ExtractiveAnswerer:
         places = {c.hit.chunk.chunk_id: kinds(" ; ".join(division_names(c.hit.chunk))) for c in cands} \
             if asked_kinds else {}
         other_kind = {id(c): _other_kinds(asked_kinds, c.text, places.get(c.hit.chunk.chunk_id, {})) for c in cands}
+        # a question about the requirements for one office ("¿Qué edad se requiere para ser Presidente…?") is not
+        # answered by another office's ("Para ser diputado se requiere:", and its fractions): another subject
+        asked_office = [term for _, term in offices(question)[:1]]
+        for cand in cands if asked_office else ():
+            office = _office(cand)
+            if office is not None and not term_matches(set(asked_office), {office}):
+                other_kind[id(cand)] = other_kind[id(cand)] | set(asked_office)
         matched = {id(c): term_matches(q_terms - other_kind[id(c)], terms) for c, terms in zip(cands, cand_terms)}
         # the kind is named by its own word: a sentence holding only another word of its family ("Al reclamarse la
         # sentencia", "el acto reclamado" for the "recurso de reclamación") holds another form of it
@@ -396,6 +403,19 @@ def _other_kinds(asked: dict[str, set[str]], text: str, placed: dict[str, set[st
         return set()
     listed = set().union(*named.values())
     return {t for t, wanted in asked.items() if t in named and not listed & wanted}
+
+
+def _office(cand: Candidate) -> str | None:
+    """The office the requirements a sentence states are for: the first one named in the last sentence of its chunk,
+    up to itself, that names one ("Para ser senador se requieren los mismos requisitos que para ser diputado…" is
+    about the senador; a fraction under "Para ser diputado se requiere:" about the diputado)."""
+    before = cand.hit.chunk.text[:cand.span.end]
+    found = offices(before)
+    if not found:
+        return None
+    last = found[-1][0]
+    start = max(before.rfind(".", 0, last), before.rfind(":", 0, last), before.rfind("\n\n", 0, last))
+    return next(term for at, term in found if at > start)
 
 
 def _holds_word(text: str, words: set[str]) -> bool:
