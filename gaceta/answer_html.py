@@ -117,7 +117,10 @@ def reference_text(r: ResolvedReference, short_titles: dict[str, str] | None = N
         parts.append(f"párr. {ref.paragraph}")
     elif ref.paragraph_from_end:
         parts.append(("último", "penúltimo", "antepenúltimo")[min(ref.paragraph_from_end, 3) - 1] + " párr.")
-    if r.resolved and r.doc_ids:
+    if r.possible:  # named by a number no indexed text of its kind prints: it may be one of them
+        place = (f"«{_squash(r.reference.law or r.reference.text)}», quizá {'; '.join(r.possible)} "
+                 f"(no imprime su nombre ni su número)")
+    elif r.resolved and r.doc_ids:
         short = short_titles or {}
         titles = [r.titles[i] if i < len(r.titles) else d for i, d in enumerate(r.doc_ids)]
         # a version no source is of is named as the one of the same title that is ("Ley de Amparo")

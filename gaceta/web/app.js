@@ -107,7 +107,10 @@ function referenceText(resolved) {
   }
   const what = parts.join(", ");
   let where;
-  if (resolved.resolved && resolved.doc_ids.length) {
+  if (resolved.possible && resolved.possible.length) {  // named by a number no indexed text of its kind prints
+    where = "«" + squash(ref.law || ref.text) + "», quizá " + resolved.possible.join("; ")
+      + " (no imprime su nombre ni su número)";
+  } else if (resolved.resolved && resolved.doc_ids.length) {
     where = documentNames(resolved).join("; ");
   } else {
     where = "«" + squash(ref.law || ref.text) + "» (no está en el índice)";

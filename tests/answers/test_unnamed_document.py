@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pytest
 
+from gaceta.answer_html import reference_text
 from retrieval.answers import ask
 from retrieval.legal_search import legal_search
 from retrieval.settings import Settings
@@ -46,6 +47,9 @@ def test_a_norm_named_by_its_number_is_answered_from_the_norm_that_prints_none(i
                                   "«DISPOSICIONES GENERALES» (NORMA OFICIAL MEXICANA) no imprime su nombre ni su número.")
     (ref,) = answer.references
     assert ref.resolved and not ref.absent and ref.possible == ["DISPOSICIONES GENERALES"]
+    # the page's "Entendido:" line (answer_html; gaceta/web/app.js says the same)
+    assert reference_text(ref) == ("«NOM-001-SEDE-2012», quizá DISPOSICIONES GENERALES (no imprime su nombre ni su "
+                                   "número)")
 
 
 def test_another_norm_is_not_answered_from_another_document(index):
