@@ -505,7 +505,7 @@ def absence(ref: LegalReference) -> str:
 
 def unidentified(ref: LegalReference, possible: Sequence[DocumentInfo]) -> str:
     """ "No consta si la NOM-001-SEDE-2012 está entre los documentos indexados: «DISPOSICIONES GENERALES» (NORMA
-    OFICIAL MEXICANA) no imprime su nombre ni su número" — the answer is then sought in the whole index."""
+    OFICIAL MEXICANA) no imprime su nombre ni su número" — the answer is then read in those documents only."""
     law = absence(ref).removesuffix(" no está entre los documentos indexados")
     law = law[0].lower() + law[1:] if law.startswith(("La ", "El ")) else law
     titles = ", ".join(f"«{d.title}» ({d.doc_type.value})" for d in possible[:CLOSEST])
