@@ -387,6 +387,8 @@ class LawCatalog:
         """Indexed documents of `doc_type` that print neither their name nor their number: a NOM's first chapter,
         titled by its heading ("DISPOSICIONES GENERALES") and calling itself "esta NOM". One named by its number
         ("la NOM-001-SEDE-2012") may be any of them: it cannot be said absent."""
+        if doc_type in (DocType.otro, DocType.indice):  # a text of no known kind is not known to be of one
+            return []
         return [e.document for e in self.entries if e.document.doc_type is doc_type and not e.document.number
                 and not e.document.aliases and type_of_title(e.document.title) is not doc_type]
 
