@@ -106,20 +106,21 @@ def division_names(chunk: Chunk) -> list[str]:
 
 def forms(a: str, b: str) -> bool:
     """Are two Snowball stems forms of one word ("requisit"/"requier", "suspension"/"suspend")? Both words, sharing
-    a prefix of FORM_PREFIX letters and FORM_SHARE of the shorter one — read through the changes a Spanish root
-    undergoes (`_root`): "resuelv"/"resolu", "elig"/"eleg", "admit"/"admision", "impon"/"imposicion"."""
+    a prefix of FORM_PREFIX letters and FORM_SHARE of the shorter one — as written or read through the changes of a
+    Spanish root (`_root`): "resuelv"/"resolu", "elig"/"eleg", "admit"/"admision", "elig"/"eleccion"."""
     if not (a.isalpha() and b.isalpha()):
         return False
-    x, y = _root(a), _root(b)
     need = max(FORM_PREFIX, FORM_SHARE * min(len(a), len(b)))
-    if _shared(a, b) >= need or _shared(x, y) >= need:
+    return any(_joined(x, y, need) for x, y in ((a, b), (_root(a), _root(b))))
+
+
+def _joined(x: str, y: str, need: float) -> bool:
+    if _shared(x, y) >= need or (x == y and len(x) >= ROOT_LETTERS):
         return True
-    if x == y:
-        return len(x) >= ROOT_LETTERS
     short, long = (x, y) if len(x) <= len(y) else (y, x)
     shared = _shared(short, long)
-    # a verb's stem whose last consonant the Latin noun changes: "decid"/"decision"; a g the noun's "cc" ("elig"/
-    # "eleccion", "corrig"/"correccion": not "carg"/"carcel")
+    # a verb's stem whose last consonant the Latin noun changes: "decid"/"decision"; a g the noun's "cc" ("eleg"/
+    # "eleccion", "correg"/"correccion": not "carg"/"carcel")
     if shared != len(short) - 1:
         return False
     if short[-1] == "g":
@@ -138,17 +139,17 @@ def _shared(a: str, b: str) -> int:
 
 
 # A Spanish root changes inside the forms of one word in ways Snowball does not join: a stressed vowel splits in two
-# ("resuelve"/"resolución", "detiene"/"detención") and e alternates with i ("elige"/"elegido", "expide"/
-# "expedición"); the Latin noun of a verb changes the consonant its stem ends with ("admite"/"admisión", "decide"/
-# "decisión", "impone"/"imposición"; "elige"/"elección", "corrige"/"corrección").
-_ROOT_CHANGES = str.maketrans({"i": "e"})
+# ("resuelve"/"resolución", "detiene"/"detención"), the root's last vowel is i for e ("elige"/"elegido", "expide"/
+# "expedición"; only the last: "presidente" is not "presente"); the Latin noun of a verb changes the consonant its
+# stem ends with ("admite"/"admisión", "decide"/"decisión", "impone"/"imposición"; "elige"/"elección").
 _ALTERNATIONS = frozenset({("t", "s"), ("d", "s"), ("n", "s")})
+_LAST_I = re.compile(r"i(?=[^aeiou]*$)")
 ROOT_LETTERS = 4  # a root this long (or a stem's shared with a noun) is a word's, not a syllable's
 
 
 @lru_cache(maxsize=100_000)
 def _root(stem: str) -> str:
-    return stem.replace("ue", "o").replace("ie", "e").translate(_ROOT_CHANGES)
+    return _LAST_I.sub("e", stem.replace("ue", "o").replace("ie", "e"))
 
 
 def term_matches(q_terms: set[str], terms: set[str]) -> dict[str, float]:

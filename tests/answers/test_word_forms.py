@@ -58,6 +58,9 @@ def test_the_article_stating_the_questions_verb_in_another_form_leads(index, que
     ("aprobar", "apropiar", False),  # b / p is no change of one root
     ("contar", "constitución", False),  # a stem of four letters is no root to change
     ("impuesto", "puesto", False),
+    ("presidente", "presente", False),  # only the root's last vowel alternates: "presid" keeps its i
+    ("porción", "porcentaje", False),
+    ("ordinario", "orden", False),
 ])
 def test_forms_of_one_word(a, b, same):
     assert forms(analyze(a)[0], analyze(b)[0]) is same
