@@ -492,7 +492,12 @@ _FEM = re.compile(r"^(?:ley|constituci[óo]n|norma|convenci[óo]n|nom\b)", re.I)
 
 
 def absence(ref: LegalReference) -> str:
-    """ "El Código Penal Federal no está entre los documentos indexados" (the article a lawyer would write)."""
+    """ "El Código Penal Federal no está entre los documentos indexados"."""
+    return f"{_with_article(ref)} no está entre los documentos indexados"
+
+
+def _with_article(ref: LegalReference) -> str:
+    """The law a reference names, with the article a lawyer would write before it: "El Código Penal Federal"."""
     law = (ref.law or "la Constitución").strip()
     typed = ref.law_type.name if ref.law_type is not None else ""
     if _MASC.match(law) or (law.isupper() and typed in {"codigo", "reglamento", "estatuto", "real_decreto", "tratado"}):
@@ -502,13 +507,13 @@ def absence(ref: LegalReference) -> str:
     else:
         article = ""
     law = law[0].upper() + law[1:] if article == "" else (law[0].lower() + law[1:] if law.startswith("La ") else law)
-    return f"{article}{law} no está entre los documentos indexados"
+    return f"{article}{law}"
 
 
 def unidentified(ref: LegalReference, possible: Sequence[DocumentInfo]) -> str:
     """ "No consta si la NOM-001-SEDE-2012 está entre los documentos indexados: «DISPOSICIONES GENERALES» (NORMA
     OFICIAL MEXICANA) no imprime su nombre ni su número" — the answer is then read in those documents only."""
-    law = absence(ref).removesuffix(" no está entre los documentos indexados")
+    law = _with_article(ref)
     law = law[0].lower() + law[1:] if law.startswith(("La ", "El ")) else law
     titles = ", ".join(f"«{d.title}» ({d.doc_type.value})" for d in possible[:CLOSEST])
     prints = "imprime" if len(possible) == 1 else "imprimen"

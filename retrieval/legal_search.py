@@ -179,7 +179,8 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
         merged += _opened_candidates(index, ranked_openings[:OPENED_ADDED], merged, filters)
     merged = _in_named_laws(query, merged, named_docs)
     if unsure:  # what they do not hold is not answered from another document: the named one may not be indexed
-        merged = [h for h in merged if h.chunk.doc_id in {d.doc_id for d in unsure}]
+        unsure_ids = {d.doc_id for d in unsure}
+        merged = [h for h in merged if h.chunk.doc_id in unsure_ids]
     if rerank:
         cross = None
         if index.settings.rerank_model:

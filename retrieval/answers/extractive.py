@@ -193,11 +193,12 @@ class ExtractiveAnswerer:
         other_kind = {id(c): _other_kinds(asked_kinds, c.text, places.get(c.hit.chunk.chunk_id, {})) for c in cands}
         # a question about the requirements for one office ("¿Qué edad se requiere para ser Presidente…?") is not
         # answered by another office's ("Para ser diputado se requiere:", and its fractions): another subject
-        asked_office = [term for _, term in offices(question)[:1]]
+        asked_office = {term for _, term in offices(question)[:1]}
+        chunk_offices = {c.hit.chunk.chunk_id: offices(c.hit.chunk.text) for c in cands} if asked_office else {}
         for cand in cands if asked_office else ():
-            office = _office(cand)
-            if office is not None and not term_matches(set(asked_office), {office}):
-                other_kind[id(cand)] = other_kind[id(cand)] | set(asked_office)
+            office = _office(cand, chunk_offices[cand.hit.chunk.chunk_id])
+            if office is not None and not term_matches(asked_office, {office}):
+                other_kind[id(cand)] = other_kind[id(cand)] | asked_office
         matched = {id(c): term_matches(q_terms - other_kind[id(c)], terms) for c, terms in zip(cands, cand_terms)}
         # the kind is named by its own word: a sentence holding only another word of its family ("Al reclamarse la
         # sentencia", "el acto reclamado" for the "recurso de reclamación") holds another form of it
@@ -405,12 +406,13 @@ def _other_kinds(asked: dict[str, set[str]], text: str, placed: dict[str, set[st
     return {t for t, wanted in asked.items() if t in named and not listed & wanted}
 
 
-def _office(cand: Candidate) -> str | None:
+def _office(cand: Candidate, named: list[tuple[int, str]]) -> str | None:
     """The office the requirements a sentence states are for: the first one named in the last sentence of its chunk,
     up to itself, that names one ("Para ser senador se requieren los mismos requisitos que para ser diputado…" is
-    about the senador; a fraction under "Para ser diputado se requiere:" about the diputado)."""
+    about the senador; a fraction under "Para ser diputado se requiere:" about the diputado). `named`: the offices
+    its chunk names (`text_analysis.offices`)."""
     before = cand.hit.chunk.text[:cand.span.end]
-    found = offices(before)
+    found = [(at, term) for at, term in named if at < cand.span.end]
     if not found:
         return None
     last = found[-1][0]
