@@ -50,6 +50,12 @@ _NAME_END = re.compile(r",(?!\s*\d)|;|\s+(?:por el que|por la que|que |reglament
 # Fiscal para 2025" is the "Anexo 13 de la Resolución Miscelánea Fiscal para 2025" a question names.
 _LISTED = re.compile(r"(?P<noun>anexos|ap[eé]ndices)\s+(?P<items>\d+[a-z]?(?:\s*,\s*\d+[a-z]?)*\s+y\s+\d+[a-z]?)\s+"
                      r"(?P<rest>(?:de|del)\s.+)", re.I)
+# An annex is named by its number and the instrument it belongs to, however that is written: whole ("el Anexo 13 de la
+# Resolución Miscelánea Fiscal para 2025"), by the initials of its words, as a tax adviser writes it ("el Anexo 13 de
+# la RMF 2025", "Anexo 13 RMF"), its year left out when the question gives none.
+_ANNEX_NAME = re.compile(r"(?P<noun>anexo|apendice) (?P<number>\d+[a-z]?) (?:de la|del|de) (?P<instrument>[^,;]+?)"
+                         r"(?: (?:para|de) (?P<year>(?:19|20)\d\d))?$")
+_ANNEX_YEAR = r"(?:\s+(?:para\s+)?(?:el\s+)?(?:ejercicio\s+(?:fiscal\s+)?(?:de\s+)?)?(?P<year>(?:19|20)\d\d))?(?!\w)"
 CLOSEST = 3  # indexed laws named when a named law is absent
 # Law types whose name alone says which law it is (a decree, an agreement or a notice is named by its whole title,
 # which a question rarely repeats: an unresolved one is not reported absent).
@@ -209,6 +215,7 @@ class _Entry:
     concepts: frozenset[frozenset[str]] = frozenset()  # `name_concepts` of its names short enough to be translated
     regulates: tuple[frozenset[str], str] | None = None  # the provisions its title says it regulates (`regulated`)
     numbered: tuple[str, ...] = ()  # its names and cores with their numbers written one way (`_numbered`)
+    annex: tuple[tuple[re.Pattern, str | None], ...] = ()  # the short ways an annex is named (`_annex_forms`)
 
     @property
     def display(self) -> str:
@@ -228,7 +235,36 @@ def _entry(doc: DocumentInfo) -> _Entry:
     return _Entry(doc, folded, tuple(sorted(acronyms)), doc.doc_type in CONSOLIDATED or constitution, constitution,
                   cores, frozenset(jurisdiction_of(doc, folded)), eu_number(doc.title),
                   frozenset(name_concepts(n) for n in (*folded, *cores) if len(n.split()) <= _CROSS_WORDS),
-                  regulated(doc.title), tuple(dict.fromkeys(_numbered(n) for n in (*folded, *cores))))
+                  regulated(doc.title), tuple(dict.fromkeys(_numbered(n) for n in (*folded, *cores))),
+                  _annex_forms(folded))
+
+
+def _annex_forms(names: tuple[str, ...]) -> tuple[tuple[re.Pattern, str | None], ...]:
+    """For each annex name among `names` (folded: "anexo 13 de la resolucion miscelanea fiscal para 2025"), the
+    pattern of the short ways a question names it (`_ANNEX_NAME`) and the year its name gives (None: none)."""
+    out = []
+    for name in names:
+        m = _ANNEX_NAME.match(name)
+        if m is None:
+            continue
+        instrument = m.group("instrument")
+        words = [w for w in re.findall(r"[^\W\d_]+", instrument) if w not in LINKING]
+        initials = "".join(w[0] for w in words) if len(words) > 1 else None
+        written = re.escape(instrument).replace(r"\ ", r"\s+")
+        called = f"{written}|(?P<initials>{initials})" if initials else written
+        out.append((re.compile(rf"\b{m.group('noun')}\s+{m.group('number')}\s+(?:(?:de\s+la|del|de)\s+)?"
+                               rf"(?:{called}){_ANNEX_YEAR}"), m.group("year")))
+    return tuple(dict.fromkeys(out))
+
+
+def _annexes_named(query: str, forms: tuple[tuple[re.Pattern, str | None], ...]) -> list[tuple[int, int]]:
+    """Where `query` names an annex by one of its short `forms` (`_annex_forms`): its year, if it gives one, the
+    annex's, and its instrument's initials written in capitals ("RMF", not the letters of a word)."""
+    folded = fold(query)
+    if len(folded) != len(query):  # offsets of the folded text must be the query's
+        return []
+    return [m.span() for pattern, year in forms for m in pattern.finditer(folded) if m.group("year") in (None, year)
+            and (m.group("initials") is None or query[m.start("initials"):m.end("initials")].isupper())]
 
 
 def _same_regulated(named: tuple[frozenset[str], str], held: tuple[frozenset[str], str]) -> bool:
@@ -416,6 +452,7 @@ class LawCatalog:
             for name in e.names:
                 if len(name.split()) >= 3:
                     found += [(m.start(), m.end(), e.document) for m in re.finditer(re.escape(name), folded)]
+            found += [(start, end, e.document) for start, end in _annexes_named(query, e.annex)]  # named short
         return found
 
     def name_spans(self, query: str) -> list[tuple[int, int]]:

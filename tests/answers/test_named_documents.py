@@ -56,6 +56,40 @@ def test_an_annex_the_title_does_not_list_is_not_that_document(rmf_index):
     assert not any(r.resolved for r in refs), refs
 
 
+@pytest.mark.parametrize(("question", "title"), [
+    ("¿Qué artículo del ISR fundamenta el Anexo 13 RMF?", LISTED),
+    ("¿Qué contiene el Anexo 31 de la RMF para 2025?", LISTED),
+    ("¿Qué áreas lista el anexo 13 de la RMF 2025?", LISTED),
+    ("¿Qué periodo cubre el Anexo 14 de la RMF 2023?", ANEXO_14),
+])
+def test_an_annex_named_by_its_instruments_initials_is_that_document(rmf_index, question, title):
+    """A tax adviser names an annex by the initials of the Resolución Miscelánea Fiscal, its year given or not."""
+    refs = legal_search(rmf_index, question, k=8).references
+    assert [(r.resolved, r.titles[0][:len(title)]) for r in refs] == [(True, title)], refs
+
+
+@pytest.mark.parametrize("question", [
+    "¿Qué contiene el Anexo 13 de la RMF 2024?",  # another year's annex 13: not held
+    "¿Qué contiene el Anexo 14 de la RMF 2025?",  # 2025's annexes held are 11, 12, 13, 23, 30, 31 and 32
+])
+def test_an_annex_of_another_year_or_number_is_not_that_document(rmf_index, question):
+    refs = legal_search(rmf_index, question, k=8).references
+    assert not any(r.resolved for r in refs), refs
+
+
+def test_a_law_an_annex_cites_is_said_absent_and_the_annex_answers(rmf_index):
+    """The Ley del ISR is not indexed, the Anexo 13 is: the answer says the law is absent, then quotes the annex's
+    ground ("Para los efectos del artículo 79, fracción XIX de la Ley del ISR…"); `found` stays true."""
+    settings = Settings(home=rmf_index.settings.home, answerer="extractive", judge="offline", _env_file=None)
+    answer = ask(rmf_index, "¿Qué artículo de la Ley del ISR fundamenta el Anexo 13 de la RMF 2025?", k=8,
+                 settings=settings)
+    assert answer.text.startswith("La Ley del ISR no está entre los documentos indexados."), answer.text
+    assert answer.found and "79, fracción XIX" in answer.text, answer.text
+    [annex] = [r.doc_ids[0] for r in answer.references if r.resolved]
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert cited and {c.doc_id for c in cited} == {annex}, [c.label for c in cited]
+
+
 def test_a_document_named_by_its_whole_name_is_not_answered_from_another(rmf_index):
     """The Anexo 14 of 2023 written out: the search reports it resolved, and the answer cites that annex or says it
     found nothing — not the edition's next act (the Tabasco "Ampliación al Anexo de Asignación…", which the answer
