@@ -511,6 +511,15 @@ class LawCatalog:
         return out
 
 
+_ANNEX_REFERENCE = re.compile(r"(?:anexo|apendice)\s+\d+[a-z]?\s")
+
+
+def names_an_annex(ref: LegalReference) -> bool:
+    """Does the reference name an annex by its number and its instrument ("el Anexo 13 de la RMF 2025", `_ANNEX_NAME`)?
+    That names one document as a law's name does."""
+    return bool(ref.law) and _ANNEX_REFERENCE.match(fold(ref.law)) is not None
+
+
 def names_a_law(ref: LegalReference) -> bool:
     """Does the reference name one law by its name, acronym or number (not a bare "la Ley", not a decree's title)?
     Only such a name, unresolved, is reported absent."""

@@ -19,7 +19,7 @@ from retrieval.definitions import defined_term, defines, defining_provisions
 from retrieval.divisions import asks_where, matching
 from retrieval import rerank as second_stage
 from retrieval.index import DEFAULT_PREFETCH, Index, Search
-from retrieval.law_lookup import CONSOLIDATED, CONTEXT_DOCS, LawCatalog, names_a_law, report
+from retrieval.law_lookup import CONSOLIDATED, CONTEXT_DOCS, LawCatalog, names_a_law, names_an_annex, report
 from retrieval.models import (Division, Fusion, ResolvedReference, SearchFilters, SearchHit, SearchMode,
                               SearchResult)
 from retrieval.question_dates import edition_named
@@ -100,6 +100,7 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
     resolved: list[tuple] = []
     named_docs: list[DocumentInfo] = []  # the documents of the laws the question names by name, acronym or number
     unsure: list[DocumentInfo] = []  # those a law named by its number may be (`LawCatalog.unnamed`)
+    annexes: list[DocumentInfo] = []  # those of the annexes it names by number ("el Anexo 13 de la RMF 2025")
     whole = _asks_whole(query, refs)
     for ref, docs in refs:
         amending, held = False, []
@@ -138,6 +139,8 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
         resolved.append((ref, doc_ids))
         if names_a_law(ref) and not amending:
             named_docs += docs
+        elif names_an_annex(ref):
+            annexes += docs
         if possible:
             unsure += docs
     if (missing := _missing_edition(query, filters, catalog, refs)) is not None:
@@ -177,7 +180,7 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
         ranked_openings = [] if absent else index.opened(query, filters, OPENED, named or None, first.set_aside)
         opened = {(o.doc_id, o.article): o.rank for o in ranked_openings}
         merged += _opened_candidates(index, ranked_openings[:OPENED_ADDED], merged, filters)
-    merged = _in_named_laws(query, merged, named_docs)
+    merged = _in_named_laws(query, merged, named_docs, annexes)
     if unsure:  # what they do not hold is not answered from another document: the named one may not be indexed
         unsure_ids = {d.doc_id for d in unsure}
         merged = [h for h in merged if h.chunk.doc_id in unsure_ids]
@@ -274,15 +277,18 @@ def _missing_edition(query: str, filters: SearchFilters | None, catalog: LawCata
                                                       law=name), absent=True, reason=reason)
 
 
-def _in_named_laws(query: str, hits: list[SearchHit], named: list[DocumentInfo]) -> list[SearchHit]:
+def _in_named_laws(query: str, hits: list[SearchHit], named: list[DocumentInfo],
+                   annexes: list[DocumentInfo] = ()) -> list[SearchHit]:
     """A question that names the laws it asks about, each a law in force under its own name (a constitution, a law,
     a code: `CONSOLIDATED`), is answered from them: the hits of other documents that merely speak of them (a
     reglamento's preamble quoting "la Constitución Política de los Estados Unidos Mexicanos" to a question about what
-    the Constitution says on work) are set aside, when the named laws hold any hit. Not for a question about a law's
-    reforms (the decrees that made them are other documents)."""
-    if not named or any(d.doc_type not in CONSOLIDATED for d in named) or second_stage.asks_about_history(query):
+    the Constitution says on work) are set aside, when the named laws hold any hit. So is one naming an annex by its
+    number and instrument (`annexes`: "el Anexo 13 de la RMF 2025" is not answered from the Anexo 16's rows). Not for
+    a question about a law's reforms (the decrees that made them are other documents)."""
+    if not (named or annexes) or any(d.doc_type not in CONSOLIDATED for d in named) \
+            or second_stage.asks_about_history(query):
         return hits
-    ids = {d.doc_id for d in named}
+    ids = {d.doc_id for d in (*named, *annexes)}
     kept = [h for h in hits if h.chunk.doc_id in ids]
     return kept or hits
 

@@ -1,6 +1,7 @@
-"""A document the question names by its whole name, or as one of the annexes its title lists, is what the question
-names (`retrieval.question_laws.understood`, `retrieval.law_lookup.each_listed`): the search reports it resolved,
-and the answer does not stand another document's text in for it.
+"""A document the question names by its whole name, or as one of the annexes its title lists, or an annex by its number
+and its instrument's initials, is what the question names (`retrieval.question_laws.understood`,
+`retrieval.law_lookup.each_listed`, `law_lookup._annex_forms`): the search reports it resolved, and the answer does
+not stand another document's text in for it.
 
 Real DOF text: the RMF 2025's annexes 11, 12, 13, 23, 30, 31 and 32 published as one document ("ANEXOS 11, 12, 13, 23,
 30, 31 y 32 de la Resolución Miscelánea Fiscal para 2025, …"), and the edition of 2023-01-11, which holds the RMF
@@ -88,6 +89,19 @@ def test_a_law_an_annex_cites_is_said_absent_and_the_annex_answers(rmf_index):
     [annex] = [r.doc_ids[0] for r in answer.references if r.resolved]
     cited = [c for seg in answer.content for c in seg.citations if c.verified]
     assert cited and {c.doc_id for c in cited} == {annex}, [c.label for c in cited]
+
+
+def test_an_annex_named_by_number_is_not_answered_from_another_document(rmf_index):
+    """"Según el Anexo 13 de la RMF 2025…" about Tabasco: the edition of 2023's Tabasco "Ampliación al Anexo de
+    Asignación…" speaks of Tabasco's Registro Civil, and led the answer before; the annex named by its number answers,
+    as a named law does."""
+    settings = Settings(home=rmf_index.settings.home, answerer="extractive", judge="offline", _env_file=None)
+    answer = ask(rmf_index, "Según el Anexo 13 de la RMF 2025, ¿qué obligaciones tiene el Registro Civil de Tabasco?",
+                 k=8, settings=settings)
+    [annex] = [r.doc_ids[0] for r in answer.references if r.resolved]
+    assert {s.document.doc_id for s in answer.sources} == {annex}, [s.document.title for s in answer.sources]
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert {c.doc_id for c in cited} <= {annex}, [c.label for c in cited]
 
 
 def test_a_document_named_by_its_whole_name_is_not_answered_from_another(rmf_index):
