@@ -17,10 +17,11 @@ its ranks in use, compacted and numbered from 2, so a document without issuing b
     rank 4  titulo        TÍTULO …; large generic headings
     rank 5  capitulo      CAPÍTULO …
     rank 6  seccion       SECCIÓN …; bold generic headings
-    rank 7  articulo / clause   "Artículo 27.", "PRIMERO.-", "SEGUNDA.- RECURSOS."
+    rank 7  subseccion    SUBSECCIÓN … (the BOE's "Subsección 1.ª Disposiciones generales.", inside a Sección)
+    rank 8  articulo / clause   "Artículo 27.", "PRIMERO.-", "SEGUNDA.- RECURSOS."
             / numeral   "5.3 …", "2.1.3. …", "110-26. …": a section of a text numbered in figures (a NOM, reglas,
                         lineamientos), once the document's numbering confirms it (`numbered_sections`)
-    rank 8  caption       a table's or figure's caption set as a heading ("Tabla 110-26(a)(1).- Espacios de trabajo",
+    rank 9  caption       a table's or figure's caption set as a heading ("Tabla 110-26(a)(1).- Espacios de trabajo",
                           "TABLE D-3: …"): under the provision it sits in, closing none
 
 For articles and clauses only the label ("Artículo 1o.", "PRIMERO.-") becomes the heading; the text after it stays
@@ -48,6 +49,7 @@ from ingest.layout import Line
 # Internal heading kinds (ingest.markdown_build maps them to models.HeadingKind): one definition, no free strings.
 PODER, ISSUING_BODY, TITLE, LIBRO, PART, ANNEX = "poder", "issuing_body", "title", "libro", "part", "annex"
 TITULO, CAPITULO, SECCION, ARTICULO, CLAUSE = "titulo", "capitulo", "seccion", "articulo", "clause"
+SUBSECCION = "subseccion"
 NUMERAL = "numeral"
 HEADING_MAJOR, HEADING_MINOR, OUTLINE = "heading_major", "heading_minor", "outline"
 CAPTION = "caption"  # a table's or a figure's caption set as a heading: "Tabla 110-26(a)(1).- Espacios de trabajo"
@@ -55,11 +57,11 @@ BODY_KINDS = (PODER, ISSUING_BODY)  # the issuer of a document
 ARTICLE_KINDS = (ARTICULO, CLAUSE, NUMERAL)  # label-only headings: the text after the label stays body text
 GENERIC_KINDS = (HEADING_MAJOR, HEADING_MINOR, OUTLINE, CAPTION)  # typographic headings, not legal grammar
 BOUNDARY_KINDS = (PODER, ISSUING_BODY, TITLE)  # a run of these opens a document in an edition
-DIVISION_KINDS = (LIBRO, TITULO, CAPITULO, SECCION, ANNEX)  # a law's divisions and annexes: a label and a name
+DIVISION_KINDS = (LIBRO, TITULO, CAPITULO, SECCION, SUBSECCION, ANNEX)  # a law's divisions and annexes: a label and a name
 
 RANKS = {"poder": 0, "issuing_body": 1, "title": 2, "libro": 3, "part": 3, "annex": 3, "titulo": 4, "capitulo": 5,
-         "seccion": 6, "articulo": 7, "clause": 7, "numeral": 7,
-         "caption": 8}
+         "seccion": 6, "subseccion": 7, "articulo": 8, "clause": 8, "numeral": 8,
+         "caption": 9}
 
 _ORD = (r"(?:PRIMER[OA]?|SEGUND[OA]|TERCER[OA]?|CUART[OA]|QUINT[OA]|SEXT[OA]|S[EÉ]PTIM[OA]|OCTAV[OA]|NOVEN[OA]|"
         r"D[EÉ]CIM[OA](?:\s?(?:PRIMER[OA]|SEGUND[OA]|TERCER[OA]|CUART[OA]|QUINT[OA]|SEXT[OA]|S[EÉ]PTIM[OA]|"
@@ -79,6 +81,7 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("titulo", re.compile(r"^T[IÍ]TULO\s+(?:" + _NUM + r"|PRELIMINAR)\b", re.I)),
     ("capitulo", re.compile(r"^CAP[IÍ]TULO\s+(?:" + _NUM + r"|[A-Z])\b", re.I)),
     ("seccion", re.compile(r"^SECCI[OÓ]N\s+(?:" + _NUM + r"|[A-Z])\b", re.I)),
+    ("subseccion", re.compile(r"^SUBSECCI[OÓ]N\s+(?:" + _NUM + r"|[A-Z])\b", re.I)),
     # "ANEXO", "ANEXO ÚNICO", "ANEXO I", "Anexo 3", "ANEXO V-A", its name after it or below it; "ANEXO 14 de la
     # Resolución…" (a document's title) and "Anexo I del presente…" (a sentence) go on in lower case: no annex. In
     # lower case a label is numbered: a bare "Anexo" heads a table's column ("Anexo" | "Datos a proporcionar").
@@ -122,7 +125,7 @@ _CLAUSE = re.compile(r"^" + _ORD + r"\s*(?:\.\s*-|\.-|-|–|\.)(?=\s|$)", re.I)
 _NUMERAL = re.compile(r"^(\d{1,3}(?:\.\d{1,3}){1,5}|\d{2,3}-\d{1,3})\.?(?=\s+[A-ZÁÉÍÓÚÑ¿¡\"“(])")
 LEADERS = re.compile(r"(?:\.\s?){4,}|…")  # an index entry's dot leaders: "1.1 PURPOSE ........ 1"
 # A caption set in bold: "Tabla 110-26(a)(1).- Espacios de trabajo", "Cuadro 3", "Figure 2-1". It names the table
-# below it, inside the provision it sits in: it ranks under articles and sections, so it closes none (rank 8).
+# below it, inside the provision it sits in: it ranks under articles and sections, so it closes none (rank 9).
 _CAPTION = re.compile(r"^(?:TABLA|Tabla|CUADRO|Cuadro|FIGURA|Figura|GR[AÁ]FIC[AO]|Gr[aá]fic[ao]|TABLE|Table|FIGURE|"
                       r"Figure)\s+(?:\d|[IVXLC]+\b|[A-Z]\b)")
 MIN_SECTIONS = 3  # a text numbered in sections has several: one or two such lines are a list, a figure, an amount
@@ -404,7 +407,7 @@ def continues_heading(kind: str, prev: Line, ln: Line, ctx: Context) -> bool:
         return ln.bold and abs(ln.size - prev.size) < 0.6 and ln.font == prev.font
     if kind in BODY_KINDS:
         return same_style and ln.caps > 0.85 and _centred(ln, ctx)
-    if kind in (TITULO, CAPITULO, SECCION, LIBRO):
+    if kind in (TITULO, CAPITULO, SECCION, SUBSECCION, LIBRO):
         return same_style and ln.bold and _centred(ln, ctx) and len(ln.text) < 200
     if kind in GENERIC_KINDS:
         return same_style and ln.font == prev.font

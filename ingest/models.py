@@ -39,6 +39,7 @@ class HeadingKind(str, Enum):
     titulo = "titulo"
     capitulo = "capitulo"
     seccion = "seccion"
+    subseccion = "subseccion"  # "Subsección 1.ª …" (BOE), inside a Sección
     articulo = "articulo"  # "Artículo 27.-"
     clause = "clause"  # "PRIMERO.-", "SEGUNDA.- RECURSOS."
     numeral = "numeral"  # "5.3", "2.1.3.", "110-26.": a section of a text numbered in figures (a NOM, reglas)
@@ -47,7 +48,8 @@ class HeadingKind(str, Enum):
 
 # The divisions of a law's body, each printed as a label and a name ("TÍTULO II" / "Del juicio ordinario"), and the
 # annexes an instrument carries ("ANEXO ÚNICO" / "LINEAMIENTOS PARA …").
-DIVISIONS = (HeadingKind.libro, HeadingKind.titulo, HeadingKind.capitulo, HeadingKind.seccion, HeadingKind.annex)
+DIVISIONS = (HeadingKind.libro, HeadingKind.titulo, HeadingKind.capitulo, HeadingKind.seccion, HeadingKind.subseccion,
+             HeadingKind.annex)
 # The headings that open a provision a lawyer cites by its number: an article, a point numbered in words, a section
 # numbered in figures.
 PROVISIONS = (HeadingKind.articulo, HeadingKind.clause, HeadingKind.numeral)

@@ -51,6 +51,13 @@ _KIND_TERMS = frozenset(analyze("delito delitos", ("spanish",))
                         + analyze("offence offences crime crimes", ("english",)))
 
 
+# The kind of division a question asks for ("¿En qué título…?", "¿Qué capítulo del Código…?", "Which chapter…"): the
+# label its divisions' names begin with, folded.
+_ASKED_KIND = re.compile(r"\b(?:en\s+que|que|cual|which|what)\s+(libro|titulo|capitulo|seccion|chapter|section)s?\b")
+_LABELS = {"libro": "libro", "titulo": "titulo", "capitulo": "capitulo", "seccion": "seccion", "chapter": "capitulo",
+           "section": "seccion"}
+
+
 def asks_where(query: str) -> bool:
     """Does the question ask where a law regulates something (its articles, its division)?"""
     return bool(_WHERE.search(fold(query).lower()))
@@ -82,8 +89,9 @@ def matching(query: str, spans: Sequence[tuple[int, int]], divisions: Sequence[D
     the words a division's name may leave implicit are let go, one kind after the other: the law's own name (the Ley
     de Amparo's "CAPÍTULO VII Improcedencia" regulates "la improcedencia del amparo", the LSC's "CAPÍTULO I La
     disolución" "la disolución de la sociedad"), then the kind of the thing (a code names the division by the offence:
-    "De las estafas" for "el delito de estafa"). None when no name holds what is left, or the query asks about no
-    matter."""
+    "De las estafas" for "el delito de estafa"). A query asking for a kind of division ("¿En qué título…?", "Which
+    chapter…") is answered by divisions of that kind when one of them holds the matter. None when no name holds what
+    is left, or the query asks about no matter."""
     kept, last = [], 0
     for start, end in sorted(spans):
         kept.append(query[last:start])
@@ -91,6 +99,18 @@ def matching(query: str, spans: Sequence[tuple[int, int]], divisions: Sequence[D
     asked = content_terms(" ".join([*kept, query[last:]])) - _WHERE_TERMS
     languages = detect_languages(query)  # names read as the question is: "Ley de Sociedades de Capital" has no accent
     divisions = [d for d in divisions if d.first_article]
+    # not by a subsección of another título that repeats the matter's name ("Cuentas anuales" of the cotizadas)
+    kind = _ASKED_KIND.search(fold(query).lower())
+    if kind is not None:
+        label = _LABELS[kind.group(1)]
+        found = _holding(asked, [d for d in divisions if fold(d.path[-1]).lower().startswith(label)], languages)
+        if found:
+            return found
+    return _holding(asked, divisions, languages)
+
+
+def _holding(asked: set[str], divisions: Sequence[Division], languages) -> list[Division]:
+    """`matching`'s choice among `divisions`, for the matter's terms `asked`."""
     names = [set(analyze(d.name, languages)) for d in divisions]
     laws = {law: set(analyze(law, languages)) for law in {d.law for d in divisions}}
     for relaxed in range(3):

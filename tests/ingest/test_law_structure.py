@@ -157,6 +157,13 @@ def test_articles_numbered_by_a_letter_after_their_latin_ordinal_are_articles() 
      ["TÍTULO I De las disposiciones comunes a los procesos declarativos",
       "CAPÍTULO III De la presentación de documentos, dictámenes, informes y otros medios e instrumentos"]),
     (LSC, "176", ["TÍTULO V La junta general", "CAPÍTULO IV Convocatoria"]),
+    # a Subsección stands inside its Sección: the Título of the sociedades cotizadas stays open above it
+    (LSC, "515", ["TÍTULO XIV Sociedades anónimas cotizadas",
+                  "CAPÍTULO VI Especialidades de la junta general de accionistas",
+                  "Sección 3.ª Funcionamiento de la junta general.", "Subsección 1.ª Disposiciones generales."]),
+    (LSC, "63", ["TÍTULO III Las aportaciones sociales", "CAPÍTULO I Las aportaciones sociales",
+                 "Sección 2.ª Aportaciones dinerarias y aportaciones no dinerarias",
+                 "Subsección 2.ª Aportaciones no dinerarias"]),
     ("mx_ley_de_amparo_DOF_2025-03-13.pdf", "17",
      ["TÍTULO PRIMERO Reglas Generales", "CAPÍTULO III Plazos"]),
     # a SECCIÓN's name on the line below its label: a heading no stronger than the label, which stays open
@@ -175,7 +182,9 @@ def test_a_division_keeps_its_name_under_the_divisions_it_holds(name: str, artic
     below does not close the title's name: art. 404 of the LEC stands under the juicio ordinario, art. 437 under the
     juicio verbal. The Markdown keeps the two lines as printed. A SECCIÓN's name is set like any bold heading, at the
     section's own rank: it stands inside the section (only the legal grammar closes a division), so art. 190 of the
-    Ley de Amparo stands under "Sección Cuarta", not under its name alone."""
+    Ley de Amparo stands under "Sección Cuarta", not under its name alone. A BOE law divides a Sección into
+    Subsecciones: read as a generic heading, "Subsección 1.ª Disposiciones generales." closed every division above
+    it, and art. 515 of the LSC lost its Título (the sociedades cotizadas)."""
     docs = parsed(LAWS / name)
     law = docs[-1][0]
     chunks = [c for _, cs in docs[-1:] for c in cs if c.article == article]
