@@ -57,7 +57,8 @@ BODY_KINDS = (PODER, ISSUING_BODY)  # the issuer of a document
 ARTICLE_KINDS = (ARTICULO, CLAUSE, NUMERAL)  # label-only headings: the text after the label stays body text
 GENERIC_KINDS = (HEADING_MAJOR, HEADING_MINOR, OUTLINE, CAPTION)  # typographic headings, not legal grammar
 BOUNDARY_KINDS = (PODER, ISSUING_BODY, TITLE)  # a run of these opens a document in an edition
-DIVISION_KINDS = (LIBRO, TITULO, CAPITULO, SECCION, SUBSECCION, ANNEX)  # a law's divisions and annexes: a label and a name
+# a law's divisions and annexes: a label and a name
+DIVISION_KINDS = (LIBRO, TITULO, CAPITULO, SECCION, SUBSECCION, ANNEX)
 
 RANKS = {"poder": 0, "issuing_body": 1, "title": 2, "libro": 3, "part": 3, "annex": 3, "titulo": 4, "capitulo": 5,
          "seccion": 6, "subseccion": 7, "articulo": 8, "clause": 8, "numeral": 8,

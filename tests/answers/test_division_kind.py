@@ -7,7 +7,8 @@ as a generic heading, the Subsección closed every division above it, so art. 53
 stood under no Título (`ingest.headings`, `HeadingKind.subseccion`). Read as a division, it is a place the law
 regulates the matter, and a question asking "¿En qué título…?" is answered by the Título, not by the subsección of
 another Título that repeats the matter's name (`divisions.matching`). The index holds the LSC's pages of its title,
-its enacting decree, art. 1, TÍTULO VII, TÍTULO XIV and art. 536, cut from the shared PDF; the expected names are what they print.
+its enacting decree, art. 1, TÍTULO VII, TÍTULO XIV and art. 536, cut from the shared PDF; the expected names are
+what they print.
 """
 
 from __future__ import annotations
