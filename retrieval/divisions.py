@@ -53,7 +53,7 @@ _KIND_TERMS = frozenset(analyze("delito delitos", ("spanish",))
 
 # The kind of division a question asks for ("¿En qué título…?", "¿Qué capítulo del Código…?", "Which chapter…"): the
 # label its divisions' names begin with, folded.
-_ASKED_KIND = re.compile(r"\b(?:en\s+que|que|cual|which|what)\s+(libro|titulo|capitulo|seccion|chapter|section)s?\b")
+_ASKED_KIND = re.compile(r"\b(?:que|cual|which|what)\s+(libro|titulo|capitulo|seccion|chapter|section)s?\b")
 _LABELS = {"libro": "libro", "titulo": "titulo", "capitulo": "capitulo", "seccion": "seccion", "chapter": "capitulo",
            "section": "seccion"}
 

@@ -10,6 +10,8 @@ first stage (evaluation sets without legal structure measure it directly).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ingest.models import BODY_ROLES, Chunk, DocType, DocumentInfo, HeadingKind, LegalReference
 from ingest.references import TRANSITORY_AFTER
 from ingest.sentences import split_sentences
@@ -278,7 +280,7 @@ def _missing_edition(query: str, filters: SearchFilters | None, catalog: LawCata
 
 
 def _in_named_laws(query: str, hits: list[SearchHit], named: list[DocumentInfo],
-                   annexes: list[DocumentInfo] = ()) -> list[SearchHit]:
+                   annexes: Sequence[DocumentInfo] = ()) -> list[SearchHit]:
     """A question that names the laws it asks about, each a law in force under its own name (a constitution, a law,
     a code: `CONSOLIDATED`), is answered from them: the hits of other documents that merely speak of them (a
     reglamento's preamble quoting "la Constitución Política de los Estados Unidos Mexicanos" to a question about what
