@@ -54,8 +54,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from rapidfuzz import fuzz
 
-from ingest.headings import fold
-from ingest.models import DocType, DocumentInfo, ProvisionRole, Sentence, TableRows
+from ingest.headings import division_name, fold
+from ingest.models import DocType, DocumentInfo, HeadingKind, ProvisionRole, Sentence, TableRows
 from ingest.references import parse_references
 from retrieval import labels
 from retrieval.answers.base import Draft, DraftEvent, claim, replay, sentences_of
@@ -65,7 +65,7 @@ from retrieval.question_dates import edition_named
 from retrieval.definitions import defined_term, defines
 from retrieval.rulings import disposes
 from retrieval.rerank import (FORM_WEIGHT, ROLE_WEIGHTS, article_heading, article_title, asks_about_history,
-                              division_names, term_matches)
+                              division_names, names_topic, term_matches, title_words)
 from retrieval.text_analysis import asks_several, case_terms, content_terms, kind_words, kinds, normalize, offices
 
 NOT_FOUND = "No encontré en los documentos recuperados información que responda a esta pregunta."
@@ -200,6 +200,12 @@ class ExtractiveAnswerer:
             if office is not None and not term_matches(asked_office, {office}):
                 other_kind[id(cand)] = other_kind[id(cand)] | asked_office
         matched = {id(c): term_matches(q_terms - other_kind[id(c)], terms) for c, terms in zip(cands, cand_terms)}
+        # a special regime's provision ("TÍTULO XIII Sociedad anónima europea": `_special_regime`) yields to one of
+        # its law's general rule that says as much of what is asked (art. 166 "La junta general será convocada por
+        # los administradores…" over art. 493 "La junta general de la sociedad anónima europea deberá ser
+        # convocada…"); where none does, it answers ("¿Qué dispone la ley sobre participación a distancia?")
+        for cand, regime in _yielding(cands, matched, q_terms):
+            other_kind[id(cand)] = other_kind[id(cand)] | {regime}
         # the kind is named by its own word: a sentence holding only another word of its family ("Al reclamarse la
         # sentencia", "el acto reclamado" for the "recurso de reclamación") holds another form of it
         kind_names = {t: words for t, words in kind_words(asked_topic).items() if t in q_terms}
@@ -404,6 +410,66 @@ def _other_kinds(asked: dict[str, set[str]], text: str, placed: dict[str, set[st
         return set()
     listed = set().union(*named.values())
     return {t for t, wanted in asked.items() if t in named and not listed & wanted}
+
+
+_NAME_WORD = re.compile(r"[^\W\d_]+")
+_LEADING = frozenset("de del la las los el".split())
+# What a law's name says it regulates, after its type: "… el texto refundido de la Ley de Sociedades de Capital".
+_LAW_MATTER = re.compile(r"\b(?:ley|c[oó]digo|reglamento|estatuto)\s+(?:(?:de|del|sobre)\s+)?([^,;(]+)", re.I)
+
+
+def _law_subject(doc: DocumentInfo) -> set[str]:
+    """The terms of what a law's name says it regulates ("Ley de Sociedades de Capital": sociedad, capital), from its
+    short title, else its title (the decree that enacts it names it last)."""
+    for name in (doc.short_title, doc.title):
+        found = _LAW_MATTER.findall(name or "")
+        if found:
+            words = [w for w in _NAME_WORD.findall(found[-1].lower()) if w not in _LEADING]
+            return set().union(*(content_terms(w) for w in words[:3])) if words else set()
+    return set()
+
+
+def _special_regime(hit: SearchHit, q_terms: set[str]) -> str | None:
+    """The name of the Título the hit stands in, when it names a kind of what its law regulates — the noun its name
+    says it regulates (`_law_subject`: sociedad), then words of its own ("Sociedad anónima europea") — and the
+    question names none of those words; else None."""
+    subject = _law_subject(hit.document)
+    if not subject:
+        return None
+    for text, kind in zip(hit.chunk.heading_path, hit.chunk.heading_kinds):
+        if kind is not HeadingKind.titulo:
+            continue
+        title = division_name(text)
+        named = [w for w in _NAME_WORD.findall(title.lower()) if w not in _LEADING]
+        if len(named) < 2 or not content_terms(named[0]) & subject:
+            continue
+        own = set().union(*(content_terms(w) for w in named[1:])) - subject
+        if own and not term_matches(own, q_terms):
+            return title
+    return None
+
+
+def _yielding(cands: list[Candidate], matched: dict[int, dict[str, float]],
+              q_terms: set[str]) -> list[tuple[Candidate, str]]:
+    """The candidates of a special regime (`_special_regime`) for which a candidate of the same law outside any holds
+    every question term they hold (in the sentence or its article's title), each with its regime's name. Not one
+    whose article's title names the question's topic (`rerank.names_topic`: "¿Qué dispone la ley sobre derecho de
+    separación de los accionistas?" asks for the SE's art. 468 by its title)."""
+    hits = {c.hit.chunk.chunk_id: c.hit for c in cands}
+    regimes = {chunk_id: _special_regime(hit, q_terms) for chunk_id, hit in hits.items()}
+    if not any(regimes.values()):
+        return []
+    named = {chunk_id for chunk_id, hit in hits.items()
+             if regimes[chunk_id] and names_topic(q_terms, title_words(article_title(hit.chunk))) is not None}
+    titled = {chunk_id: set(term_matches(q_terms, _title_terms(hit))) for chunk_id, hit in hits.items()}
+    held = {id(c): set(matched[id(c)]) | titled[c.hit.chunk.chunk_id] for c in cands}
+    general: dict[str, list[set[str]]] = {}
+    for c in cands:
+        if not regimes[c.hit.chunk.chunk_id] and held[id(c)]:
+            general.setdefault(c.hit.document.doc_id, []).append(held[id(c)])
+    return [(c, regime) for c in cands if (regime := regimes[c.hit.chunk.chunk_id]) and held[id(c)]
+            and c.hit.chunk.chunk_id not in named
+            and any(rule >= held[id(c)] for rule in general.get(c.hit.document.doc_id, ()))]
 
 
 def _office(cand: Candidate, named: list[tuple[int, str]]) -> str | None:

@@ -1,0 +1,53 @@
+"""A special regime's provision yields to the general rule that says as much of what is asked.
+
+The Ley de Sociedades de Capital states the general rule for every sociedad de capital ("La junta general será
+convocada por los administradores…", art. 166, TÍTULO V La junta general) and gives whole Títulos to special kinds of
+sociedad ("TÍTULO XIII Sociedad anónima europea", "TÍTULO XIV Sociedades anónimas cotizadas"), whose articles repeat
+the general words ("La junta general de la sociedad anónima europea deberá ser convocada…", art. 493), and led the
+answer to "¿Quién convoca la junta general?". A Título named by a kind of what its law regulates is a special regime
+(`extractive._special_regime`); a sentence of it yields to a sentence of the same law outside any that holds every
+question term it holds (`extractive._yielding`), unless the question names the kind. Where no general provision
+says as much ("Participación a distancia", art. 521 of the cotizadas), the special one answers. The index holds the
+LSC's pages of its enacting decree, arts. 1, 159–166, 182–189, 455, 492–495, 515 and 521, cut from the shared PDF.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from retrieval.answers import ask
+from retrieval.settings import Settings
+from tests.conftest import SHARED
+from tests.index_fixtures import build_cut_index
+
+LSC = SHARED / "data" / "laws" / "boe_consolidado_BOE-A-2010-10544_ley_sociedades_capital.pdf"
+CUTS = [(LSC, [(0, 0), (10, 11), (47, 49), (51, 53), (111, 111), (115, 117), (124, 124), (127, 127)])]
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    idx = build_cut_index(tmp_path_factory.mktemp("regimes"), CUTS)
+    yield idx
+    idx.close()
+
+
+def _cited(index, question: str) -> list:
+    answer = ask(index, question, settings=Settings(home=index.settings.home, _env_file=None))
+    return [c for seg in answer.content for c in seg.citations if c.verified]
+
+
+def test_the_general_rule_answers_a_question_that_names_no_special_kind(index):
+    """Art. 166 is quoted, and no article of the sociedad anónima europea or of the cotizadas."""
+    cited = _cited(index, "¿Quién convoca la junta general?")
+    assert "166" in {c.article for c in cited}, [c.label for c in cited]
+    assert not {c.article for c in cited} & {"492", "493", "515"}, [c.label for c in cited]
+
+
+def test_a_special_regime_answers_a_question_that_names_its_kind(index):
+    cited = _cited(index, "¿Quién convoca la junta general de la sociedad anónima europea?")
+    assert cited and cited[0].article in {"492", "493"}, [c.label for c in cited]
+
+
+def test_a_special_provision_no_general_one_matches_still_answers(index):
+    cited = _cited(index, "¿Qué dispone la ley sobre participación a distancia?")
+    assert cited and cited[0].article == "521", [c.label for c in cited]
