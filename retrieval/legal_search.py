@@ -11,6 +11,7 @@ first stage (evaluation sets without legal structure measure it directly).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ingest.models import BODY_ROLES, Chunk, DocType, DocumentInfo, HeadingKind, LegalReference
 from ingest.references import TRANSITORY_AFTER
@@ -182,6 +183,7 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
         ranked_openings = [] if absent else index.opened(query, filters, OPENED, named or None, first.set_aside)
         opened = {(o.doc_id, o.article): o.rank for o in ranked_openings}
         merged += _opened_candidates(index, ranked_openings[:OPENED_ADDED], merged, filters)
+    merged += _in_annexes(index, first, annexes, merged)
     merged = _in_named_laws(query, merged, named_docs, annexes)
     if unsure:  # what they do not hold is not answered from another document: the named one may not be indexed
         unsure_ids = {d.doc_id for d in unsure}
@@ -277,6 +279,17 @@ def _missing_edition(query: str, filters: SearchFilters | None, catalog: LawCata
             f"{', '.join(held[:-1])} y {held[-1]}" if len(held) > 1 else held[0])
     return ResolvedReference(reference=LegalReference(text=edition.text, start=edition.start, end=edition.end,
                                                       law=name), absent=True, reason=reason)
+
+
+def _in_annexes(index: Index, first: Search, annexes: Sequence[DocumentInfo], hits: list[SearchHit]) -> list[SearchHit]:
+    """The hits of a search within the annexes the question names by number, when none of `hits` lies in them: a
+    larger document on the same matter can fill the first stage ("Anexo 13 RMF" among the Anexo 16's "ISR" rows),
+    and the annex answers alone (`_in_named_laws`). A search the caller already limited to documents is left so."""
+    ids = sorted({d.doc_id for d in annexes})
+    if not ids or any(h.chunk.doc_id in ids for h in hits) or (first.filters and first.filters.doc_ids):
+        return []
+    scoped = (first.filters or SearchFilters()).model_copy(update={"doc_ids": ids})
+    return index.search_many([replace(first, filters=scoped)])[0]
 
 
 def _in_named_laws(query: str, hits: list[SearchHit], named: list[DocumentInfo],

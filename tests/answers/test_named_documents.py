@@ -104,6 +104,16 @@ def test_an_annex_named_by_number_is_not_answered_from_another_document(rmf_inde
     assert {c.doc_id for c in cited} <= {annex}, [c.label for c in cited]
 
 
+def test_an_annex_named_by_number_is_searched_when_the_first_stage_holds_none_of_it(rmf_index):
+    """The question's words are the 2023 edition's Tabasco "Ampliación al Anexo de Asignación y Transferencia de
+    Recursos para el Programa de Registro e Identificación de Población": the first stage held only its chunks, so the
+    named annex could not answer. The annex is searched on its own, and only its hits are sources."""
+    result = legal_search(rmf_index, "¿Qué dice el Anexo 13 RMF sobre la transferencia de recursos para el Programa "
+                                     "de Registro e Identificación de Población en Tabasco?", k=8, openings=True)
+    [annex] = [r.doc_ids[0] for r in result.references if r.resolved]
+    assert result.hits and {h.chunk.doc_id for h in result.hits} == {annex}, [h.label for h in result.hits]
+
+
 def test_a_document_named_by_its_whole_name_is_not_answered_from_another(rmf_index):
     """The Anexo 14 of 2023 written out: the search reports it resolved, and the answer cites that annex or says it
     found nothing — not the edition's next act (the Tabasco "Ampliación al Anexo de Asignación…", which the answer
