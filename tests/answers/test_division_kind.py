@@ -30,9 +30,8 @@ COTIZADAS = ["TÍTULO XIV Sociedades anónimas cotizadas", "CAPÍTULO IX La info
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
-    idx = build_cut_index(tmp_path_factory.mktemp("division-kind"), CUTS)
-    yield idx
-    idx.close()
+    with build_cut_index(tmp_path_factory.mktemp("division-kind"), CUTS) as idx:
+        yield idx
 
 
 def test_a_subsection_is_a_place_the_law_regulates_a_matter_inside_its_title(index):

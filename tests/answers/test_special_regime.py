@@ -26,9 +26,8 @@ CUTS = [(LSC, [(0, 0), (10, 11), (47, 49), (51, 53), (111, 111), (115, 117), (12
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
-    idx = build_cut_index(tmp_path_factory.mktemp("regimes"), CUTS)
-    yield idx
-    idx.close()
+    with build_cut_index(tmp_path_factory.mktemp("regimes"), CUTS) as idx:
+        yield idx
 
 
 def _cited(index, question: str) -> list:
