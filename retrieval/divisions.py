@@ -54,8 +54,7 @@ _KIND_TERMS = frozenset(analyze("delito delitos", ("spanish",))
 # The kind of division a question asks for ("¿En qué título…?", "¿Qué capítulo del Código…?", "Which chapter…"): the
 # label its divisions' names begin with, folded.
 _ASKED_KIND = re.compile(r"\b(?:que|cual|which|what)\s+(libro|titulo|capitulo|seccion|chapter|section)s?\b")
-_LABELS = {"libro": "libro", "titulo": "titulo", "capitulo": "capitulo", "seccion": "seccion", "chapter": "capitulo",
-           "section": "seccion"}
+_SPANISH_LABEL = {"chapter": "capitulo", "section": "seccion"}
 
 
 def asks_where(query: str) -> bool:
@@ -102,7 +101,7 @@ def matching(query: str, spans: Sequence[tuple[int, int]], divisions: Sequence[D
     # not by a subsección of another título that repeats the matter's name ("Cuentas anuales" of the cotizadas)
     kind = _ASKED_KIND.search(fold(query).lower())
     if kind is not None:
-        label = _LABELS[kind.group(1)]
+        label = _SPANISH_LABEL.get(kind.group(1), kind.group(1))
         found = _holding(asked, [d for d in divisions if fold(d.path[-1]).lower().startswith(label)], languages)
         if found:
             return found

@@ -257,12 +257,11 @@ def _annex_forms(names: tuple[str, ...]) -> tuple[tuple[re.Pattern, str | None],
     return tuple(dict.fromkeys(out))
 
 
-def _annexes_named(query: str, forms: tuple[tuple[re.Pattern, str | None], ...]) -> list[tuple[int, int]]:
-    """Where `query` names an annex by one of its short `forms` (`_annex_forms`): its year, if it gives one, the
-    annex's, and its instrument's initials written in capitals ("RMF", not the letters of a word)."""
-    folded = fold(query)
-    if len(folded) != len(query):  # offsets of the folded text must be the query's
-        return []
+def _annexes_named(query: str, folded: str, forms: tuple[tuple[re.Pattern, str | None], ...]
+                   ) -> list[tuple[int, int]]:
+    """Where `query` (`folded`: folded, same offsets) names an annex by one of its short `forms` (`_annex_forms`): its
+    year, if it gives one, the annex's, and its instrument's initials written in capitals ("RMF", not the letters of
+    a word)."""
     return [m.span() for pattern, year in forms for m in pattern.finditer(folded) if m.group("year") in (None, year)
             and (m.group("initials") is None or query[m.start("initials"):m.end("initials")].isupper())]
 
@@ -452,7 +451,8 @@ class LawCatalog:
             for name in e.names:
                 if len(name.split()) >= 3:
                     found += [(m.start(), m.end(), e.document) for m in re.finditer(re.escape(name), folded)]
-            found += [(start, end, e.document) for start, end in _annexes_named(query, e.annex)]  # named short
+            if e.annex:  # an annex named short
+                found += [(start, end, e.document) for start, end in _annexes_named(query, folded, e.annex)]
         return found
 
     def name_spans(self, query: str) -> list[tuple[int, int]]:

@@ -60,6 +60,7 @@ from ingest.references import parse_references
 from retrieval import labels
 from retrieval.answers.base import Draft, DraftEvent, claim, replay, sentences_of
 from retrieval.answers.models import TextSegment
+from retrieval.law_lookup import LINKING
 from retrieval.models import SearchHit
 from retrieval.question_dates import edition_named
 from retrieval.definitions import defined_term, defines
@@ -200,10 +201,10 @@ class ExtractiveAnswerer:
             if office is not None and not term_matches(asked_office, {office}):
                 other_kind[id(cand)] = other_kind[id(cand)] | asked_office
         matched = {id(c): term_matches(q_terms - other_kind[id(c)], terms) for c, terms in zip(cands, cand_terms)}
-        # a special regime's provision ("TÍTULO XIII Sociedad anónima europea": `_special_regime`) yields to one of
-        # its law's general rule that says as much of what is asked (art. 166 "La junta general será convocada por
-        # los administradores…" over art. 493 "La junta general de la sociedad anónima europea deberá ser
-        # convocada…"); where none does, it answers ("¿Qué dispone la ley sobre participación a distancia?")
+        # a special regime's provision ("TÍTULO XIII Sociedad anónima europea": `_special_regime`) yields to a
+        # provision of its law's general rule that says as much of what is asked (art. 166 "La junta general será
+        # convocada por los administradores…" over art. 493 "La junta general de la sociedad anónima europea deberá
+        # ser convocada…"); where none does, it answers ("¿Qué dispone la ley sobre participación a distancia?")
         for cand, regime in _yielding(cands, matched, q_terms):
             other_kind[id(cand)] = other_kind[id(cand)] | {regime}
         # the kind is named by its own word: a sentence holding only another word of its family ("Al reclamarse la
@@ -413,7 +414,6 @@ def _other_kinds(asked: dict[str, set[str]], text: str, placed: dict[str, set[st
 
 
 _NAME_WORD = re.compile(r"[^\W\d_]+")
-_LEADING = frozenset("de del la las los el".split())
 # What a law's name says it regulates, after its type: "… el texto refundido de la Ley de Sociedades de Capital".
 _LAW_MATTER = re.compile(r"\b(?:ley|c[oó]digo|reglamento|estatuto)\s+(?:(?:de|del|sobre)\s+)?([^,;(]+)", re.I)
 
@@ -424,7 +424,7 @@ def _law_subject(doc: DocumentInfo) -> set[str]:
     for name in (doc.short_title, doc.title):
         found = _LAW_MATTER.findall(name or "")
         if found:
-            words = [w for w in _NAME_WORD.findall(found[-1].lower()) if w not in _LEADING]
+            words = [w for w in _NAME_WORD.findall(found[-1].lower()) if w not in LINKING]
             return set().union(*(content_terms(w) for w in words[:3])) if words else set()
     return set()
 
@@ -440,7 +440,7 @@ def _special_regime(hit: SearchHit, q_terms: set[str]) -> str | None:
         if kind is not HeadingKind.titulo:
             continue
         title = division_name(text)
-        named = [w for w in _NAME_WORD.findall(title.lower()) if w not in _LEADING]
+        named = [w for w in _NAME_WORD.findall(title.lower()) if w not in LINKING]
         if len(named) < 2 or not content_terms(named[0]) & subject:
             continue
         own = set().union(*(content_terms(w) for w in named[1:])) - subject

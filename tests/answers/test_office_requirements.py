@@ -25,9 +25,8 @@ CUTS = [(PDFS / "mx_ley_CPEUM_constitucion_politica.pdf", [(0, 1), (62, 65), (87
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
-    idx = build_cut_index(tmp_path_factory.mktemp("offices"), CUTS)
-    yield idx
-    idx.close()
+    with build_cut_index(tmp_path_factory.mktemp("offices"), CUTS) as idx:
+        yield idx
 
 
 @pytest.mark.parametrize(("question", "article"), [

@@ -44,7 +44,8 @@ def test_a_norm_named_by_its_number_is_answered_from_the_norm_that_prints_none(i
     assert answer.found and cited
     assert {c.doc_id for c in cited} == {_nom(index)}
     assert answer.text.startswith("No consta si la NOM-001-SEDE-2012 está entre los documentos indexados: "
-                                  "«DISPOSICIONES GENERALES» (NORMA OFICIAL MEXICANA) no imprime su nombre ni su número.")
+                                  "«DISPOSICIONES GENERALES» (NORMA OFICIAL MEXICANA) no imprime su nombre ni su "
+                                  "número.")
     (ref,) = answer.references
     assert ref.resolved and not ref.absent and ref.possible == ["DISPOSICIONES GENERALES"]
     # the page's "Entendido:" line (answer_html; gaceta/web/app.js says the same)
