@@ -25,7 +25,7 @@ How it reads the sources (already re-ranked: retrieval.rerank):
 - A noun the question names a kind of ("el recurso de reclamación", "los días de vacaciones": `text_analysis.kinds`)
   is not matched by a sentence that names it only as other kinds ("El recurso de inconformidad procede contra la
   resolución que:", "Por cada seis días de trabajo…"): that sentence speaks of another remedy, another period, and
-  its words "recurso", "días" are not the question's (`_other_kinds`).
+  its words "recurso", "días" are not the question's (`subjects`: another kind, another office, a special regime).
 - The best sentence is cited, and others scoring at least `KEEP_RATIO` of it; a sentence right before or after a
   pick only needs `ADJACENT_RATIO` (the pick's own context, read as one passage).
 - A sentence that ends in ":" carries the enumeration it announces (fracciones I., II., incisos a), b)…) within
@@ -54,20 +54,20 @@ from dataclasses import dataclass, field
 import numpy as np
 from rapidfuzz import fuzz
 
-from ingest.headings import division_name, fold
-from ingest.models import DocType, DocumentInfo, HeadingKind, ProvisionRole, Sentence, TableRows
+from ingest.headings import fold
+from ingest.models import DocType, DocumentInfo, ProvisionRole, Sentence, TableRows
 from ingest.references import parse_references
 from retrieval import labels
+from retrieval.answers import subjects
 from retrieval.answers.base import Draft, DraftEvent, claim, replay, sentences_of
 from retrieval.answers.models import TextSegment
-from retrieval.law_lookup import LINKING
 from retrieval.models import SearchHit
 from retrieval.question_dates import edition_named
 from retrieval.definitions import defined_term, defines
 from retrieval.rulings import disposes
 from retrieval.rerank import (FORM_WEIGHT, ROLE_WEIGHTS, article_heading, article_title, asks_about_history,
-                              division_names, names_topic, term_matches, title_words)
-from retrieval.text_analysis import asks_several, case_terms, content_terms, kind_words, kinds, normalize, offices
+                              division_names, term_matches)
+from retrieval.text_analysis import asks_several, case_terms, content_terms
 
 NOT_FOUND = "No encontré en los documentos recuperados información que responda a esta pregunta."
 MAX_SENTENCES = 3
@@ -185,36 +185,21 @@ class ExtractiveAnswerer:
         # sentence; whether anything answers at all (`reach`) is judged without it. What is asked counts always.
         particulars = sum(weight[t] for t in case_terms(question) & q_terms if not df[t])
         asked = total - particulars
-        asked_kinds = {t: k for t, k in kinds(asked_topic).items() if t in q_terms}
-        # a noun the question names a kind of, which a sentence (or, where the sentence names no kind of it, the
-        # divisions it stands in: "Sección Segunda Recurso de Queja") names as another kind only, is not the
-        # question's noun there: the sentence speaks of another subject
-        places = {c.hit.chunk.chunk_id: kinds(" ; ".join(division_names(c.hit.chunk))) for c in cands} \
-            if asked_kinds else {}
-        other_kind = {id(c): _other_kinds(asked_kinds, c.text, places.get(c.hit.chunk.chunk_id, {})) for c in cands}
-        # a question about the requirements for one office ("¿Qué edad se requiere para ser Presidente…?") is not
-        # answered by another office's ("Para ser diputado se requiere:", and its fractions): another subject
-        asked_office = {term for _, term in offices(question)[:1]}
-        chunk_offices = {c.hit.chunk.chunk_id: offices(c.hit.chunk.text) for c in cands} if asked_office else {}
-        for cand in cands if asked_office else ():
-            office = _office(cand, chunk_offices[cand.hit.chunk.chunk_id])
-            if office is not None and not term_matches(asked_office, {office}):
-                other_kind[id(cand)] = other_kind[id(cand)] | asked_office
+        # a sentence naming another kind of a noun the question names a kind of, another office, or standing in a
+        # special regime of its law that yields to the general rule, speaks of another subject however close its words
+        # (`subjects`): they are not the question's there
+        other = subjects.other_subjects(asked_topic, question, q_terms, cands)
+        other_kind = {id(c): o for c, o in zip(cands, other)}
         matched = {id(c): term_matches(q_terms - other_kind[id(c)], terms) for c, terms in zip(cands, cand_terms)}
-        # a special regime's provision ("TÍTULO XIII Sociedad anónima europea": `_special_regime`) yields to a
-        # provision of its law's general rule that says as much of what is asked (art. 166 "La junta general será
-        # convocada por los administradores…" over art. 493 "La junta general de la sociedad anónima europea deberá
-        # ser convocada…"); where none does, it answers ("¿Qué dispone la ley sobre participación a distancia?")
-        for cand, regime in _yielding(cands, matched, q_terms):
-            other_kind[id(cand)] = other_kind[id(cand)] | {regime}
-        # the kind is named by its own word: a sentence holding only another word of its family ("Al reclamarse la
-        # sentencia", "el acto reclamado" for the "recurso de reclamación") holds another form of it
-        kind_names = {t: words for t, words in kind_words(asked_topic).items() if t in q_terms}
-        for cand in cands if kind_names else ():
+        titled = {c.hit.chunk.chunk_id: set(term_matches(q_terms, _title_terms(c.hit))) for c in cands}
+        held = [set(matched[id(c)]) | titled[c.hit.chunk.chunk_id] for c in cands]
+        for cand, regime in zip(cands, subjects.yielding(cands, held, q_terms)):
+            if regime:
+                other_kind[id(cand)] = other_kind[id(cand)] | {regime}
+        for cand, forms in zip(cands, subjects.other_forms(asked_topic, q_terms, cands)):
             own = matched[id(cand)]
-            for t in kind_names.keys() & own.keys():
-                if not _holds_word(cand.text, kind_names[t]):
-                    own[t] = min(own[t], FORM_WEIGHT)
+            for t in forms & own.keys():
+                own[t] = min(own[t], FORM_WEIGHT)
         # a question asking for several of a kind ("¿En qué casos…?") is answered by a sentence that lists them: one
         # announcing an enumeration names the kind it lists ("El amparo indirecto procede:" + its fractions) — in the
         # document the search ranks first (another law's list lists something else: the Ley 99's "El Presidente de la
@@ -392,103 +377,6 @@ def _rows_of(cand: Candidate) -> TableRows | None:
 def _document_terms(doc: DocumentInfo) -> set[str]:
     """The content terms of a document's title and short title: what every sentence of it is about."""
     return content_terms(" ".join(n for n in (doc.title, doc.short_title) if n))
-
-
-def _other_kinds(asked: dict[str, set[str]], text: str, placed: dict[str, set[str]] | None = None) -> set[str]:
-    """The nouns the question names a kind of (`asked`: `text_analysis.kinds`) that a sentence names as another
-    kind only: asked about the "recurso de reclamación", "El recurso de inconformidad procede…" speaks of another
-    remedy, and its "recurso" is not the question's. A sentence that names the asked kind anywhere may list it among
-    others ("bajo la influencia de drogas tóxicas … o de bebidas alcohólicas") and is not read so; the kind's word
-    in another use ("el acto reclamado") does not name it. A sentence that names no kind of the noun is read in the
-    divisions it stands in (`placed`: the kinds their names name): under "Sección Segunda Recurso de Queja", "En caso
-    de resultar fundado el recurso…" speaks of the queja."""
-    if not asked:
-        return set()
-    named = kinds(text)
-    if not named.keys() & asked.keys():
-        named = placed or {}
-    if not named.keys() & asked.keys():
-        return set()
-    listed = set().union(*named.values())
-    return {t for t, wanted in asked.items() if t in named and not listed & wanted}
-
-
-_NAME_WORD = re.compile(r"[^\W\d_]+")
-# What a law's name says it regulates, after its type: "… el texto refundido de la Ley de Sociedades de Capital".
-_LAW_MATTER = re.compile(r"\b(?:ley|c[oó]digo|reglamento|estatuto)\s+(?:(?:de|del|sobre)\s+)?([^,;(]+)", re.I)
-
-
-def _law_subject(doc: DocumentInfo) -> set[str]:
-    """The terms of what a law's name says it regulates ("Ley de Sociedades de Capital": sociedad, capital), from its
-    short title, else its title (the decree that enacts it names it last)."""
-    for name in (doc.short_title, doc.title):
-        found = _LAW_MATTER.findall(name or "")
-        if found:
-            words = [w for w in _NAME_WORD.findall(found[-1].lower()) if w not in LINKING]
-            return set().union(*(content_terms(w) for w in words[:3])) if words else set()
-    return set()
-
-
-def _special_regime(hit: SearchHit, q_terms: set[str]) -> str | None:
-    """The name of the Título the hit stands in, when it names a kind of what its law regulates — the noun its name
-    says it regulates (`_law_subject`: sociedad), then words of its own ("Sociedad anónima europea") — and the
-    question names none of those words; else None."""
-    subject = _law_subject(hit.document)
-    if not subject:
-        return None
-    for text, kind in zip(hit.chunk.heading_path, hit.chunk.heading_kinds):
-        if kind is not HeadingKind.titulo:
-            continue
-        title = division_name(text)
-        named = [w for w in _NAME_WORD.findall(title.lower()) if w not in LINKING]
-        if len(named) < 2 or not content_terms(named[0]) & subject:
-            continue
-        own = set().union(*(content_terms(w) for w in named[1:])) - subject
-        if own and not term_matches(own, q_terms):
-            return title
-    return None
-
-
-def _yielding(cands: list[Candidate], matched: dict[int, dict[str, float]],
-              q_terms: set[str]) -> list[tuple[Candidate, str]]:
-    """The candidates of a special regime (`_special_regime`) for which a candidate of the same law outside any holds
-    every question term they hold (in the sentence or its article's title), each with its regime's name. Not one
-    whose article's title names the question's topic (`rerank.names_topic`: "¿Qué dispone la ley sobre derecho de
-    separación de los accionistas?" asks for the SE's art. 468 by its title)."""
-    hits = {c.hit.chunk.chunk_id: c.hit for c in cands}
-    regimes = {chunk_id: _special_regime(hit, q_terms) for chunk_id, hit in hits.items()}
-    if not any(regimes.values()):
-        return []
-    named = {chunk_id for chunk_id, hit in hits.items()
-             if regimes[chunk_id] and names_topic(q_terms, title_words(article_title(hit.chunk))) is not None}
-    titled = {chunk_id: set(term_matches(q_terms, _title_terms(hit))) for chunk_id, hit in hits.items()}
-    held = {id(c): set(matched[id(c)]) | titled[c.hit.chunk.chunk_id] for c in cands}
-    general: dict[str, list[set[str]]] = {}
-    for c in cands:
-        if not regimes[c.hit.chunk.chunk_id] and held[id(c)]:
-            general.setdefault(c.hit.document.doc_id, []).append(held[id(c)])
-    return [(c, regime) for c in cands if (regime := regimes[c.hit.chunk.chunk_id]) and held[id(c)]
-            and c.hit.chunk.chunk_id not in named
-            and any(rule >= held[id(c)] for rule in general.get(c.hit.document.doc_id, ()))]
-
-
-def _office(cand: Candidate, named: list[tuple[int, str]]) -> str | None:
-    """The office the requirements a sentence states are for: the first one named in the last sentence of its chunk,
-    up to itself, that names one ("Para ser senador se requieren los mismos requisitos que para ser diputado…" is
-    about the senador; a fraction under "Para ser diputado se requiere:" about the diputado). `named`: the offices
-    its chunk names (`text_analysis.offices`)."""
-    before = cand.hit.chunk.text[:cand.span.end]
-    found = [(at, term) for at, term in named if at < cand.span.end]
-    if not found:
-        return None
-    last = found[-1][0]
-    start = max(before.rfind(".", 0, last), before.rfind(":", 0, last), before.rfind("\n\n", 0, last))
-    return next(term for at, term in found if at > start)
-
-
-def _holds_word(text: str, words: set[str]) -> bool:
-    """Whether `text` holds one of the folded `words`, singular or plural."""
-    return any(w in words or w[:-1] in words or w[:-2] in words for w in re.findall(r"\w+", normalize(text)))
 
 
 def _union(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:

@@ -5,7 +5,7 @@ and listing them in fractions. The Constitution's art. 58 ("Para ser senador se 
 para ser diputado, excepto el de la edad…") shares most words with any such question, and led the answers to
 "¿Qué edad se requiere para ser Presidente de la República?" (art. 82), "¿Qué requisitos se necesitan para ser
 diputado?" (art. 55) and "¿Qué edad se requiere para ser Secretario de Estado?" (art. 91). A sentence whose article
-states the requirements for another office (`text_analysis.offices`, `extractive._office`: the first office the
+states the requirements for another office (`text_analysis.offices`, `subjects.office_of`: the first office the
 sentence introducing them names) is now another subject, as a sentence of another kind is.
 The index holds the Constitution's pages of arts. 55–58, 82, 91–95 and 102, cut from the shared PDF.
 """

@@ -5,8 +5,8 @@ convocada por los administradores…", art. 166, TÍTULO V La junta general) and
 sociedad ("TÍTULO XIII Sociedad anónima europea", "TÍTULO XIV Sociedades anónimas cotizadas"), whose articles repeat
 the general words ("La junta general de la sociedad anónima europea deberá ser convocada…", art. 493), and led the
 answer to "¿Quién convoca la junta general?". A Título named by a kind of what its law regulates is a special regime
-(`extractive._special_regime`); a sentence of it yields to a sentence of the same law outside any that holds every
-question term it holds (`extractive._yielding`), unless the question names the kind. Where no general provision
+(`subjects.special_regime`); a sentence of it yields to a sentence of the same law outside any that holds every
+question term it holds (`subjects.yielding`), unless the question names the kind. Where no general provision
 says as much ("Participación a distancia", art. 521 of the cotizadas), the special one answers. The index holds the
 LSC's pages of its enacting decree, arts. 1, 159–166, 182–189, 455, 492–495, 515 and 521, cut from the shared PDF.
 """
