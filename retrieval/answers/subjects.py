@@ -8,8 +8,9 @@ way a text says "this is another subject" is read here:
   a sentence stands in when it names no kind itself ("Sección Segunda Recurso de Queja");
 - **another office** whose requirements an article states ("Para ser diputado se requiere:" is no answer to "¿Qué edad
   se requiere para ser Presidente?": `text_analysis.offices`, `office_of`);
-- **a special regime** of the law ("TÍTULO XIII Sociedad anónima europea" of the Ley de Sociedades de Capital), whose
-  sentence yields to a sentence of the same law's general rule that holds as much of the question (`yielding`);
+- **a special regime** of the law ("TÍTULO XIII Sociedad anónima europea" of the Ley de Sociedades de Capital; an
+  article titled "Casos especiales en la tramitación inicial del juicio verbal."), whose sentence yields to a sentence
+  of the law's general rule that holds as much of the question (`yielding`);
 - **another form** of the kind's word ("el acto reclamado" for the "recurso de reclamación"), which holds the term only
   weakly (`other_forms`).
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from ingest.headings import division_name
@@ -102,14 +104,45 @@ def law_subject(doc: DocumentInfo) -> set[str]:
     return set()
 
 
-def special_regime(hit: SearchHit, q_terms: set[str]) -> str | None:
-    """The name of the Título the hit stands in, when it names a kind of what its law regulates — the noun its name
-    says it regulates (`law_subject`: sociedad), then words of its own ("Sociedad anónima europea") — and the
-    question names none of those words; else None."""
+# How a law titles an article of rules for special cases: "Casos especiales en la tramitación inicial del juicio
+# verbal.", "Documentos exigidos en casos especiales.", "Especialidades de las sociedades unipersonales públicas.",
+# "Supuestos especiales de cese de administradores…"; not a kind of a thing the law names ("Impuesto Especial sobre
+# Producción y Servicios", "Instrumentos especiales de información", "poder especial")
+_SPECIAL_CASES = re.compile(r"(?:^|[.:]\s+)especialidad(?:es)?\b|\b(?:casos?|supuestos?|reglas|normas|procesos|"
+                            r"procedimientos|r[ée]gimen|disposiciones)\s+especial(?:es)?\b", re.I)
+_TITLE_SENTENCE = re.compile(r"(?<=\.)\s+(?=[A-ZÁÉÍÓÚÑ])")
+_SPECIAL = content_terms("especial")
+
+
+def special_cases(title: str) -> bool:
+    """Is `title` (an article's) the title of rules for special cases only? Each thing it
+    names is ("Especialidades del incidente de recusación en juicios verbales. Otros casos especiales."); a title that
+    names a matter and then its special cases ("Consecuencias de la falta de presentación inicial. Casos especiales.")
+    gives the general rule too."""
+    parts = [p for p in _TITLE_SENTENCE.split(title.strip()) if p]
+    return bool(parts) and all(_SPECIAL_CASES.search(p) for p in parts)
+
+
+@dataclass(frozen=True)
+class Regime:
+    """What makes a text a special regime of its law (`name`), and where the general rule it yields to stands:
+    under the headings `within` (a chunk's `heading_path` prefix; empty: anywhere in the law)."""
+
+    name: str
+    within: tuple[str, ...] = ()
+
+
+def special_regime(hit: SearchHit, q_terms: set[str]) -> Regime | None:
+    """What makes the hit's text a special regime of its law, when the question names no word of it; else None:
+    - the Título it stands in, named by a kind of what its law regulates — the noun its name says it regulates
+      (`law_subject`: sociedad), then words of its own ("Sociedad anónima europea"): the general rule is the law's;
+    - its article's title, when it titles rules for special cases only (`special_cases`: "Casos especiales en la
+      tramitación inicial del juicio verbal."): the general rule stands in the article's division ("Del juicio
+      verbal": art. 438). A division of special rules is none ("Sección 2.ª Reglas especiales para la aplicación de
+      las penas" holds the Código Penal's rule for two or more offences, art. 73, which no general rule states)."""
+    path, heading_kinds = hit.chunk.heading_path, hit.chunk.heading_kinds
     subject = law_subject(hit.document)
-    if not subject:
-        return None
-    for text, kind in zip(hit.chunk.heading_path, hit.chunk.heading_kinds):
+    for text, kind in zip(path, heading_kinds) if subject else ():
         if kind is not HeadingKind.titulo:
             continue
         title = division_name(text)
@@ -118,28 +151,38 @@ def special_regime(hit: SearchHit, q_terms: set[str]) -> str | None:
             continue
         own = set().union(*(content_terms(w) for w in named[1:])) - subject
         if own and not term_matches(own, q_terms):
-            return title
-    return None
+            return Regime(title)
+    title = article_title(hit.chunk)
+    if not title or not special_cases(title) or term_matches(_SPECIAL, q_terms):
+        return None
+    at = next((i for i, kind in enumerate(heading_kinds) if kind is HeadingKind.articulo), len(path))
+    return Regime(title, tuple(path[:at]))
 
 
 def yielding(quoted: Sequence[Quoted], held: Sequence[set[str]], q_terms: set[str]) -> list[str | None]:
     """For each sentence, the name of its special regime (`special_regime`) when a sentence of the same law outside
-    any holds every question term it holds (`held`: in the sentence or its article's title), else None. Not for one
-    whose article's title names the question's topic (`rerank.names_topic`: "¿Qué dispone la ley sobre derecho de
-    separación de los accionistas?" asks for the SE's art. 468 by its title)."""
+    any, standing where the regime's general rule stands (`Regime.within`), holds every question term it holds
+    (`held`: in the sentence, its article's title or its divisions' names), else None. Not for one whose article's
+    title names the question's topic (`rerank.names_topic`: "¿Qué dispone la ley sobre derecho de separación de los
+    accionistas?" asks for the SE's art. 468 by its title)."""
     hits = {q.hit.chunk.chunk_id: q.hit for q in quoted}
     regimes = {chunk_id: special_regime(hit, q_terms) for chunk_id, hit in hits.items()}
     if not any(regimes.values()):
         return [None] * len(quoted)
     titled = {chunk_id for chunk_id, hit in hits.items()
               if regimes[chunk_id] and names_topic(q_terms, title_words(article_title(hit.chunk))) is not None}
-    general: dict[str, list[set[str]]] = {}
+    general: dict[str, list[tuple[set[str], tuple[str, ...]]]] = {}
     for q, terms in zip(quoted, held):
         if not regimes[q.hit.chunk.chunk_id] and terms:
-            general.setdefault(q.hit.document.doc_id, []).append(terms)
-    return [regime if (regime := regimes[q.hit.chunk.chunk_id]) and terms and q.hit.chunk.chunk_id not in titled
-            and any(rule >= terms for rule in general.get(q.hit.document.doc_id, ())) else None
-            for q, terms in zip(quoted, held)]
+            general.setdefault(q.hit.document.doc_id, []).append((terms, tuple(q.hit.chunk.heading_path)))
+    out: list[str | None] = []
+    for q, terms in zip(quoted, held):
+        regime = regimes[q.hit.chunk.chunk_id]
+        yields = (regime is not None and bool(terms) and q.hit.chunk.chunk_id not in titled
+                  and any(rule >= terms and path[:len(regime.within)] == regime.within
+                          for rule, path in general.get(q.hit.document.doc_id, ())))
+        out.append(regime.name if yields else None)
+    return out
 
 
 def other_forms(asked_topic: str, q_terms: set[str], quoted: Sequence[Quoted]) -> list[set[str]]:
