@@ -135,7 +135,8 @@ class Regime:
 def special_regime(hit: SearchHit, q_terms: set[str]) -> Regime | None:
     """What makes the hit's text a special regime of its law, when the question names no word of it; else None:
     - the Título it stands in, named by a kind of what its law regulates — the noun its name says it regulates
-      (`law_subject`: sociedad), then words of its own ("Sociedad anónima europea"): the general rule is the law's;
+      (`law_subject`: sociedad), then words of its own ("Sociedad anónima europea") — unless the question names every
+      one of those ("sociedad anónima" names a kind the SE is one of, not the SE): the general rule is the law's;
     - its article's title, when it titles rules for special cases only (`special_cases`: "Casos especiales en la
       tramitación inicial del juicio verbal."): the general rule stands in the article's division ("Del juicio
       verbal": art. 438). A division of special rules is none ("Sección 2.ª Reglas especiales para la aplicación de
@@ -149,8 +150,8 @@ def special_regime(hit: SearchHit, q_terms: set[str]) -> Regime | None:
         named = [w for w in _NAME_WORD.findall(title.lower()) if w not in LINKING]
         if len(named) < 2 or not content_terms(named[0]) & subject:
             continue
-        own = set().union(*(content_terms(w) for w in named[1:])) - subject
-        if own and not term_matches(own, q_terms):
+        own = [terms for w in named[1:] if (terms := content_terms(w) - subject)]
+        if own and not all(term_matches(terms, q_terms) for terms in own):
             return Regime(title)
     title = article_title(hit.chunk)
     if not title or not special_cases(title) or term_matches(_SPECIAL, q_terms):

@@ -6,8 +6,9 @@ sociedad ("TÍTULO XIII Sociedad anónima europea", "TÍTULO XIV Sociedades anó
 the general words ("La junta general de la sociedad anónima europea deberá ser convocada…", art. 493), and led the
 answer to "¿Quién convoca la junta general?". A Título named by a kind of what its law regulates is a special regime
 (`subjects.special_regime`); a sentence of it yields to a sentence of the same law outside any that holds every
-question term it holds (`subjects.yielding`), unless the question names the kind. Where no general provision
-says as much ("Participación a distancia", art. 521 of the cotizadas), the special one answers. The index holds the
+question term it holds (`subjects.yielding`), unless the question names the kind — every word of it: "sociedad
+anónima" does not name the "sociedad anónima europea". Where no general provision says as much ("Participación a
+distancia", art. 521 of the cotizadas), the special one answers. The index holds the
 LSC's pages of its enacting decree, arts. 1, 159–166, 182–189, 455, 492–495, 515 and 521, cut from the shared PDF.
 """
 
@@ -40,6 +41,13 @@ def test_the_general_rule_answers_a_question_that_names_no_special_kind(index):
     cited = _cited(index, "¿Quién convoca la junta general?")
     assert "166" in {c.article for c in cited}, [c.label for c in cited]
     assert not {c.article for c in cited} & {"492", "493", "515"}, [c.label for c in cited]
+
+
+def test_a_kind_named_in_part_is_not_the_special_kind(index):
+    """"Sociedad anónima" is one word of the SE's "Sociedad anónima europea": the question asks about every sociedad
+    anónima, and the SE's art. 493 ("La junta general de la sociedad anónima europea deberá ser convocada…") yields."""
+    cited = _cited(index, "¿Cómo se convoca la junta general de una sociedad anónima?")
+    assert cited and not {c.article for c in cited} & {"492", "493"}, [c.label for c in cited]
 
 
 def test_a_special_regime_answers_a_question_that_names_its_kind(index):
