@@ -1,5 +1,6 @@
 """Hand-built search hits for unit tests (a document Markdown with chunks at real offsets and page breaks), a
-streamed answer collected event by event, and `gaceta ask --json` run the way a user runs it."""
+streamed answer collected event by event, `gaceta ask --json` run the way a user runs it, and the verified citations
+of an answer over a test index."""
 
 from __future__ import annotations
 
@@ -65,3 +66,12 @@ def cli_answer(home, monkeypatch, question: str) -> dict:
     result = CliRunner().invoke(app, ["ask", question, "--json"])
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
+
+
+def verified_citations(index, question: str) -> list:
+    """The verified citations of the extractive answer to `question` over `index` (settings of its home only)."""
+    from retrieval.answers import ask
+    from retrieval.settings import Settings
+
+    answer = ask(index, question, settings=Settings(home=index.settings.home, _env_file=None))
+    return [c for seg in answer.content for c in seg.citations if c.verified]

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.answers import ask, subjects
-from retrieval.settings import Settings
+from retrieval.answers import subjects
+from tests.answers.factory import verified_citations
 from tests.conftest import SHARED
 from tests.index_fixtures import build_cut_index
 
@@ -45,34 +45,29 @@ def penal(tmp_path_factory):
         yield idx
 
 
-def _cited(index, question: str) -> list:
-    answer = ask(index, question, settings=Settings(home=index.settings.home, _env_file=None))
-    return [c for seg in answer.content for c in seg.citations if c.verified]
-
-
 def test_the_general_rule_answers_before_the_special_cases(index):
     """Art. 438 is quoted first, and nothing of art. 441's special cases."""
-    cited = _cited(index, "¿Qué plazo tiene el demandado para contestar la demanda en el juicio verbal?")
+    cited = verified_citations(index, "¿Qué plazo tiene el demandado para contestar la demanda en el juicio verbal?")
     assert cited and cited[0].article == "438", [c.label for c in cited]
     assert "441" not in {c.article for c in cited}, [c.label for c in cited]
 
 
 def test_a_special_case_no_general_rule_states_still_answers(index):
     """Only art. 441 speaks of the interesados an edict in the Tablón Edictal Judicial Único calls."""
-    cited = _cited(index, "¿En qué plazo pueden reclamar los interesados a los que insta el Tablón Edictal "
-                          "Judicial Único en el juicio verbal?")
+    cited = verified_citations(index, "¿En qué plazo pueden reclamar los interesados a los que insta el Tablón "
+                                      "Edictal Judicial Único en el juicio verbal?")
     assert cited and cited[0].article == "441", [c.label for c in cited]
 
 
 def test_a_question_on_special_cases_is_answered_by_them(index):
-    cited = _cited(index, "¿Qué plazo tiene el demandado para contestar la demanda en los casos especiales del "
-                          "juicio verbal?")
+    cited = verified_citations(index, "¿Qué plazo tiene el demandado para contestar la demanda en los casos "
+                                      "especiales del juicio verbal?")
     assert cited and cited[0].article == "441", [c.label for c in cited]
 
 
 def test_a_division_of_special_rules_is_no_special_regime(penal):
     """Art. 73 stands in "Sección 2.ª Reglas especiales para la aplicación de las penas" and answers."""
-    cited = _cited(penal, "¿Qué pena se impone al responsable de dos o más delitos?")
+    cited = verified_citations(penal, "¿Qué pena se impone al responsable de dos o más delitos?")
     assert cited and cited[0].article == "73", [c.label for c in cited]
 
 

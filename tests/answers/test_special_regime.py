@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.answers import ask
-from retrieval.settings import Settings
+from tests.answers.factory import verified_citations
 from tests.conftest import SHARED
 from tests.index_fixtures import build_cut_index
 
@@ -31,14 +30,9 @@ def index(tmp_path_factory):
         yield idx
 
 
-def _cited(index, question: str) -> list:
-    answer = ask(index, question, settings=Settings(home=index.settings.home, _env_file=None))
-    return [c for seg in answer.content for c in seg.citations if c.verified]
-
-
 def test_the_general_rule_answers_a_question_that_names_no_special_kind(index):
     """Art. 166 is quoted, and no article of the sociedad anónima europea or of the cotizadas."""
-    cited = _cited(index, "¿Quién convoca la junta general?")
+    cited = verified_citations(index, "¿Quién convoca la junta general?")
     assert "166" in {c.article for c in cited}, [c.label for c in cited]
     assert not {c.article for c in cited} & {"492", "493", "515"}, [c.label for c in cited]
 
@@ -46,15 +40,15 @@ def test_the_general_rule_answers_a_question_that_names_no_special_kind(index):
 def test_a_kind_named_in_part_is_not_the_special_kind(index):
     """"Sociedad anónima" is one word of the SE's "Sociedad anónima europea": the question asks about every sociedad
     anónima, and the SE's art. 493 ("La junta general de la sociedad anónima europea deberá ser convocada…") yields."""
-    cited = _cited(index, "¿Cómo se convoca la junta general de una sociedad anónima?")
+    cited = verified_citations(index, "¿Cómo se convoca la junta general de una sociedad anónima?")
     assert cited and not {c.article for c in cited} & {"492", "493"}, [c.label for c in cited]
 
 
 def test_a_special_regime_answers_a_question_that_names_its_kind(index):
-    cited = _cited(index, "¿Quién convoca la junta general de la sociedad anónima europea?")
+    cited = verified_citations(index, "¿Quién convoca la junta general de la sociedad anónima europea?")
     assert cited and cited[0].article in {"492", "493"}, [c.label for c in cited]
 
 
 def test_a_special_provision_no_general_one_matches_still_answers(index):
-    cited = _cited(index, "¿Qué dispone la ley sobre participación a distancia?")
+    cited = verified_citations(index, "¿Qué dispone la ley sobre participación a distancia?")
     assert cited and cited[0].article == "521", [c.label for c in cited]
