@@ -191,8 +191,8 @@ class ExtractiveAnswerer:
         other = subjects.other_subjects(asked_topic, question, q_terms, cands)
         other_kind = {id(c): o for c, o in zip(cands, other)}
         matched = {id(c): term_matches(q_terms - other_kind[id(c)], terms) for c, terms in zip(cands, cand_terms)}
-        titled = {c.hit.chunk.chunk_id: set(term_matches(q_terms, _title_terms(c.hit) | _division_terms(c.hit)))
-                  for c in cands}
+        titled = {chunk_id: set(term_matches(q_terms, _title_terms(hit) | _division_terms(hit)))
+                  for chunk_id, hit in {c.hit.chunk.chunk_id: c.hit for c in cands}.items()}
         held = [set(matched[id(c)]) | titled[c.hit.chunk.chunk_id] for c in cands]
         for cand, regime in zip(cands, subjects.yielding(cands, held, q_terms)):
             if regime:

@@ -115,10 +115,10 @@ _SPECIAL = content_terms("especial")
 
 
 def special_cases(title: str) -> bool:
-    """Is `title` (an article's) the title of rules for special cases only? Each thing it
-    names is ("Especialidades del incidente de recusación en juicios verbales. Otros casos especiales."); a title that
-    names a matter and then its special cases ("Consecuencias de la falta de presentación inicial. Casos especiales.")
-    gives the general rule too."""
+    """Is `title` (an article's) the title of rules for special cases only? Each thing it names is ("Especialidades
+    del incidente de recusación en juicios verbales. Otros casos especiales."); a title that names a matter and then
+    its special cases ("Consecuencias de la falta de presentación inicial. Casos especiales.") gives the general rule
+    too."""
     parts = [p for p in _TITLE_SENTENCE.split(title.strip()) if p]
     return bool(parts) and all(_SPECIAL_CASES.search(p) for p in parts)
 
@@ -133,14 +133,15 @@ class Regime:
 
 
 def special_regime(hit: SearchHit, q_terms: set[str]) -> Regime | None:
-    """What makes the hit's text a special regime of its law, when the question names no word of it; else None:
+    """What makes the hit's text a special regime of its law, when the question does not name it; else None:
     - the Título it stands in, named by a kind of what its law regulates — the noun its name says it regulates
       (`law_subject`: sociedad), then words of its own ("Sociedad anónima europea") — unless the question names every
       one of those ("sociedad anónima" names a kind the SE is one of, not the SE): the general rule is the law's;
     - its article's title, when it titles rules for special cases only (`special_cases`: "Casos especiales en la
-      tramitación inicial del juicio verbal."): the general rule stands in the article's division ("Del juicio
-      verbal": art. 438). A division of special rules is none ("Sección 2.ª Reglas especiales para la aplicación de
-      las penas" holds the Código Penal's rule for two or more offences, art. 73, which no general rule states)."""
+      tramitación inicial del juicio verbal.") and the question does not speak of special cases: the general rule
+      stands in the article's division ("Del juicio verbal": art. 438). A division of special rules is none
+      ("Sección 2.ª Reglas especiales para la aplicación de las penas" holds the Código Penal's rule for two or more
+      offences, art. 73, which no general rule states)."""
     path, heading_kinds = hit.chunk.heading_path, hit.chunk.heading_kinds
     subject = law_subject(hit.document)
     for text, kind in zip(path, heading_kinds) if subject else ():
