@@ -191,9 +191,12 @@ class ExtractiveAnswerer:
         other = subjects.other_subjects(asked_topic, question, q_terms, cands)
         other_kind = {id(c): o for c, o in zip(cands, other)}
         matched = {id(c): term_matches(q_terms - other_kind[id(c)], terms) for c, terms in zip(cands, cand_terms)}
-        titled = {chunk_id: set(term_matches(q_terms, _title_terms(hit) | _division_terms(hit)))
-                  for chunk_id, hit in {c.hit.chunk.chunk_id: c.hit for c in cands}.items()}
-        held = [set(matched[id(c)]) | titled[c.hit.chunk.chunk_id] for c in cands]
+        # what each chunk's article title and division names hold of the question, read once for every use below
+        chunk_hits = {c.hit.chunk.chunk_id: c.hit for c in cands}
+        titles = {chunk_id: term_matches(q_terms, _title_terms(hit)) for chunk_id, hit in chunk_hits.items()}
+        divisions = {chunk_id: term_matches(q_terms, _division_terms(hit)) for chunk_id, hit in chunk_hits.items()}
+        held = [matched[id(c)].keys() | titles[c.hit.chunk.chunk_id].keys() | divisions[c.hit.chunk.chunk_id].keys()
+                for c in cands]
         for cand, regime in zip(cands, subjects.yielding(cands, held, q_terms)):
             if regime:
                 other_kind[id(cand)] = other_kind[id(cand)] | {regime}
@@ -210,8 +213,6 @@ class ExtractiveAnswerer:
         for cand in cands if several else ():
             if cand.hit.document.doc_id == lead and _announces(cand):
                 matched[id(cand)] = _union(matched[id(cand)], dict.fromkeys(several, 1.0))
-        titles: dict[str, dict[str, float]] = {}
-        divisions: dict[str, dict[str, float]] = {}
         captions: dict[tuple[str, int], dict[str, float]] = {}
         doc_titles = {doc.doc_id: term_matches(q_terms, _document_terms(doc))
                       for doc in {c.hit.document.doc_id: c.hit.document for c in cands}.values()}
@@ -228,9 +229,6 @@ class ExtractiveAnswerer:
             # read with its neighbours, and with its article's title ("Artículo 14. Periodo de prueba."); a table's
             # row with its table's caption and header row too, which say what the row is but are not its topic
             chunk_id = cand.hit.chunk.chunk_id
-            if chunk_id not in titles:
-                titles[chunk_id] = term_matches(q_terms, _title_terms(cand.hit))
-                divisions[chunk_id] = term_matches(q_terms, _division_terms(cand.hit))
             rows = _rows_of(cand)
             if rows is not None and (chunk_id, rows.start) not in captions:
                 captions[(chunk_id, rows.start)] = term_matches(q_terms, content_terms(rows.title))

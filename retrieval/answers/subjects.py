@@ -41,13 +41,15 @@ class Quoted(Protocol):
 def other_subjects(asked_topic: str, question: str, q_terms: set[str], quoted: Sequence[Quoted]) -> list[set[str]]:
     """For each sentence, the question's terms that name another subject there: a kind of a noun the question names
     (`other_kinds`) or the office whose requirements it asks for (`office_of`) that the sentence names as another."""
+    chunks = {q.hit.chunk.chunk_id: q.hit.chunk for q in quoted}  # each chunk read once, whatever its sentences
     asked = {t: k for t, k in kinds(asked_topic).items() if t in q_terms}
-    places = {q.hit.chunk.chunk_id: kinds(" ; ".join(division_names(q.hit.chunk))) for q in quoted} if asked else {}
+    places = {chunk_id: kinds(" ; ".join(division_names(chunk))) for chunk_id, chunk in chunks.items()} \
+        if asked else {}
     other = [other_kinds(asked, q.text, places.get(q.hit.chunk.chunk_id, {})) for q in quoted]
     asked_office = {term for _, term in offices(question)[:1]}
     if not asked_office:
         return other
-    named = {q.hit.chunk.chunk_id: offices(q.hit.chunk.text) for q in quoted}
+    named = {chunk_id: offices(chunk.text) for chunk_id, chunk in chunks.items()}
     for i, q in enumerate(quoted):
         office = office_of(q.hit.chunk.text, q.span.end, named[q.hit.chunk.chunk_id])
         if office is not None and not term_matches(asked_office, {office}):
