@@ -247,6 +247,38 @@ def offices(text: str) -> list[tuple[int, str]]:
     return [(m.start(), terms[0]) for m in _OFFICE.finditer(text) if (terms := analyze(m.group(1), languages))]
 
 
+# A sentence that opens by pointing back to the one before it: "Lo anterior, …", "Este, a su vez, …", or a
+# demonstrative and a noun ("Este derecho no podrá ser invocado…", "Dicho recurso se podrá interponer…", "Such
+# measures…"); after the label a paragraph may open with ("2. Esta disposición…"). "Esta Ley", "This Regulation" point
+# to the text itself, not to a sentence.
+_POINTS_BACK = re.compile(r"^\s*(?:\(?(?:\d+|[IVXLCDM]+|[a-z])(?:\.-|[.)\-–])\s+)?(?:(?:lo anterior|esto|ello)\b|"
+                          r"(?:est[ea]s?|dich[oa]s?|tal(?:es)?|(?:el|la|los|las)\s+(?:citad|mencionad|referid)[oa]s?|"
+                          r"this|these|such)\b\s*(?:,|(?P<noun>[^\W\d_]+)))", re.IGNORECASE)
+_OWN_TEXT = frozenset({"ley", "codigo", "reglamento", "constitucion", "decreto", "acuerdo", "orden", "regulation",
+                       "directive", "act", "convention"})
+# nouns a provision names itself by: "Esta disposición no es aplicable a los extraños…" points to the one before
+_PROVISION = frozenset({"disposicion", "precepto", "regla", "norma", "provision", "rule"})
+
+
+def points_back(sentence: str, before: str) -> bool:
+    """Whether `sentence` opens by pointing back to `before`, the sentence before it, and so states of it what it
+    says: "Lo anterior", a demonstrative standing alone, a demonstrative naming a provision ("Esta disposición"), or
+    one whose noun `before` names ("Este derecho" after "toda persona tiene derecho a buscar asilo"; not "Estas
+    propuestas" after "…los proyectos de presupuestos", whose referent the sentence before does not name so)."""
+    match = _POINTS_BACK.match(sentence)
+    if match is None:
+        return False
+    noun = match.group("noun")
+    if noun is None:
+        return True
+    word = normalize(noun)
+    if word in _OWN_TEXT:
+        return False
+    languages = detect_languages(sentence)
+    terms = set(analyze(noun, languages))
+    return word in _PROVISION or bool(terms) and terms <= set(analyze(before, languages))
+
+
 _KIND = re.compile(r"\b(\w+)\s+de\s+(?=(\w+))", re.IGNORECASE)  # a kind may have kinds: "juicio de amparo de…"
 # Numbers written as words, Spanish and English ("quince", "doscientos", "fifteen"): a count, not a kind (`kinds`), or
 # the count a duration or a number is stated by (`answers.coverage`).

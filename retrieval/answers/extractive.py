@@ -11,7 +11,9 @@ How it reads the sources (already re-ranked: retrieval.rerank):
   el Índice…" / "En 2012, la nación la colocó en el puesto número 139…"; Spanish drops the subject: "Es la tercera
   megalópolis…"), and with the one after it, which often names what it states ("En 1850 se fundó…" / "Fue la
   primera universidad…"): its lexical score is the largest of its own and `CONTEXT_WEIGHT` × either pair's, so a
-  sentence that already says it all gains nothing from its neighbours.
+  sentence that already says it all gains nothing from its neighbours. A sentence that points back to the one
+  before it ("2. Este derecho no podrá ser invocado…" after "1. … toda persona tiene derecho a buscar asilo…", "Dicho
+  recurso…", "Lo anterior…": `text_analysis.points_back`) is one statement with it: each counts the pair's whole.
 - A sentence is read whole with the title it stands under: its article's title ("Artículo 14. Periodo de prueba.")
   and the names of the divisions its article stands in (`rerank.division_names`: "TÍTULO II Del juicio ordinario"
   over the LEC's art. 404, "TÍTULO III Del juicio verbal" over its art. 438, so a question about the juicio
@@ -67,7 +69,7 @@ from retrieval.definitions import defined_term, defines
 from retrieval.rulings import disposes
 from retrieval.rerank import (FORM_WEIGHT, ROLE_WEIGHTS, article_heading, article_title, asks_about_history,
                               division_names, term_matches)
-from retrieval.text_analysis import asks_several, case_terms, content_terms
+from retrieval.text_analysis import asks_several, case_terms, content_terms, points_back
 
 NOT_FOUND = "No encontré en los documentos recuperados información que responda a esta pregunta."
 MAX_SENTENCES = 3
@@ -237,7 +239,11 @@ class ExtractiveAnswerer:
                 above = _union(above, captions[(chunk_id, rows.start)])
             for neighbour in (cand.previous, following.get(id(cand))):
                 if neighbour is not None and matched[id(neighbour)]:
-                    held = max(held, CONTEXT_WEIGHT * value(_union(own, matched[id(neighbour)]), other))
+                    # a sentence pointing back to the one before it ("Este derecho no podrá ser invocado…") and
+                    # that one are one statement: each is read whole with the other
+                    earlier, later = (neighbour, cand) if neighbour is cand.previous else (cand, neighbour)
+                    share = 1.0 if points_back(later.text, earlier.text) else CONTEXT_WEIGHT
+                    held = max(held, share * value(_union(own, matched[id(neighbour)]), other))
             if above:  # the title is the article's own words: read whole with each of its sentences
                 held = max(held, value(_union(own, above), other))
             # outside any "Artículo" (a notice's points, numbered in words or not; an annex) the text stands under its

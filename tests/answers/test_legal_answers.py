@@ -255,6 +255,28 @@ def test_a_remedy_is_answered_from_its_own_section(index, question):
         assert not named or "reclamación" in named, (c.label, path[-80:])
 
 
+def test_who_may_file_a_remedy_is_quoted_with_the_sentence_naming_it(index):
+    """Art. 104 names the remedy ("El recurso de reclamación es procedente contra…") and then who may file it:
+    "Dicho recurso se podrá interponer por cualquiera de las partes…". The second points back to the first
+    (`text_analysis.points_back`): they are quoted together, the remedy's name first (test_pointing_back.py)."""
+    answer = ask(index, "¿Quién puede interponer el recurso de reclamación?", answerer="extractive")
+    texts = [squash(c.cited_text) for c in citations(answer)]
+    filed = next((i for i, t in enumerate(texts) if t.startswith("Dicho recurso se podrá interponer")), None)
+    assert filed is not None, texts
+    assert any(t.startswith("El recurso de reclamación es procedente") for t in texts[:filed]), texts
+
+
+def test_a_sentence_pointing_to_what_the_one_before_does_not_name_is_read_alone(index):
+    """Art. 75's "Estas propuestas deberán observar el procedimiento que para la aprobación del presupuesto de
+    egresos, prevé el artículo 74 fracción IV…" follows a sentence on the "proyectos de presupuestos" of the federal
+    powers, which shares "Presupuesto de Egresos de la Federación" with the question by chance: "Estas propuestas"
+    names nothing that sentence names, so the two are not one statement, and art. 74 (fr. IV: "La Cámara de Diputados
+    deberá aprobar el Presupuesto de Egresos de la Federación…") answers first."""
+    answer = ask(index, "¿Quién aprueba el Presupuesto de Egresos de la Federación?", answerer="extractive")
+    cited = citations(answer)
+    assert cited and cited[0].article == "74", [c.label for c in cited]
+
+
 def test_a_case_file_named_by_its_number_is_answered_from_its_entry(index):
     """The bulletin lists each day's agreements by case file ("| 5929/20 | … | MARTINEZ BRAVO MARCOS | … | SE SEÑALA
     FECHA DE AUDIENCIA …"). Asked by its number, the answer is that entry, not the Constitution's art. 107 on
