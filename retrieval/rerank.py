@@ -31,7 +31,7 @@ from functools import lru_cache
 from ingest.headings import division_name, fold
 from ingest.models import BODY_ROLES, DIVISIONS, Chunk, HeadingKind, LegalReference, ProvisionRole
 from retrieval.models import SearchHit
-from retrieval.text_analysis import content_terms
+from retrieval.text_analysis import content_terms, stated_terms
 
 ROLE_WEIGHTS: dict[ProvisionRole, float] = {
     ProvisionRole.text: 1.0,
@@ -186,7 +186,7 @@ def title_share(q_terms: set[str], chunk: Chunk) -> float:
     title = article_title(chunk)
     if not title or not q_terms:
         return 0.0
-    return sum(term_matches(q_terms, content_terms(title)).values()) / len(q_terms)
+    return sum(term_matches(q_terms, stated_terms(title)).values()) / len(q_terms)
 
 
 def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[LegalReference, Sequence[str]]],
@@ -207,7 +207,7 @@ def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[Leg
         return []
     named_docs = {d for _, docs in references for d in docs} | set(subject)
     flat_roles = asks_about_history(query)
-    q_terms = content_terms(query)
+    q_terms = stated_terms(query)
     scored = []
     for i, hit in enumerate(hits):
         rank = search_ranks.get(hit.chunk.chunk_id)

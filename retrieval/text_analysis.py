@@ -196,6 +196,21 @@ def content_terms(text: str) -> set[str]:
     return set(analyze(text)) - _QUESTION_TERMS
 
 
+# Compound prepositions: their nouns relate what a sentence states, they name none of it ("Derecho de separación en
+# caso de falta de distribución de dividendos." states no "casos"; "a fin de", "en virtud de", "a través de").
+_COMPOUND_PREPOSITION = re.compile(r"\b(?:en(?: el)? caso de|(?:a|con el) fin de|en virtud de|por medio de|"
+                                   r"a trav[eé]s de|con(?: el)? objeto de|en relaci[oó]n con|de conformidad con|"
+                                   r"en funci[oó]n de)\b", re.IGNORECASE)
+
+
+def stated_terms(text: str) -> set[str]:
+    """`content_terms` of what `text` states or asks: the nouns of its compound prepositions ("en caso de", "a
+    través de", "con objeto de") left out. The extractive answerer and the reranker read questions, sentences and
+    article titles so; the relevance judgement keeps `content_terms`, on which its cut-off (`support.RELEVANT_AT`)
+    was fitted."""
+    return content_terms(_COMPOUND_PREPOSITION.sub(" ", text))
+
+
 def case_terms(question: str) -> set[str]:
     """The content terms only the *case* a question tells uses: its sentences that state the asker's situation
     rather than ask ("Mi cuñado se llevó mi coche sin permiso el viernes y me lo devolvió el sábado." before "¿Qué

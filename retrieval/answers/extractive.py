@@ -69,7 +69,7 @@ from retrieval.definitions import defined_term, defines
 from retrieval.rulings import disposes
 from retrieval.rerank import (FORM_WEIGHT, ROLE_WEIGHTS, article_heading, article_title, asks_about_history,
                               division_names, term_matches)
-from retrieval.text_analysis import asks_several, case_terms, content_terms, points_back
+from retrieval.text_analysis import asks_several, case_terms, points_back, stated_terms
 
 NOT_FOUND = "No encontré en los documentos recuperados información que responda a esta pregunta."
 MAX_SENTENCES = 3
@@ -176,8 +176,8 @@ class ExtractiveAnswerer:
         asks: its score with the particulars of a told case that no candidate holds left out (`case_terms`)."""
         names = {n for doc in {c.hit.document.doc_id: c.hit.document for c in cands}.values() for n in _names(doc)}
         asked_topic = topic(question, names)
-        q_terms = content_terms(asked_topic) or content_terms(question)
-        cand_terms = [content_terms(c.text) for c in cands]
+        q_terms = stated_terms(asked_topic) or stated_terms(question)
+        cand_terms = [stated_terms(c.text) for c in cands]
         df = {t: sum(t in terms for terms in cand_terms) for t in q_terms}
         weight = {t: IDF_FLOOR + math.log(1 + len(cands) / (1 + df[t])) for t in q_terms}
         total = sum(weight.values())
@@ -233,7 +233,7 @@ class ExtractiveAnswerer:
             chunk_id = cand.hit.chunk.chunk_id
             rows = _rows_of(cand)
             if rows is not None and (chunk_id, rows.start) not in captions:
-                captions[(chunk_id, rows.start)] = term_matches(q_terms, content_terms(rows.title))
+                captions[(chunk_id, rows.start)] = term_matches(q_terms, stated_terms(rows.title))
             above = _union(titles[chunk_id], divisions[chunk_id])
             if rows is not None:
                 above = _union(above, captions[(chunk_id, rows.start)])
@@ -367,11 +367,11 @@ def _provision(cand: Candidate) -> tuple:
 
 def _title_terms(hit: SearchHit) -> set[str]:
     title = article_title(hit.chunk)
-    return content_terms(title) if title else set()
+    return stated_terms(title) if title else set()
 
 
 def _division_terms(hit: SearchHit) -> set[str]:
-    return content_terms(" ".join(division_names(hit.chunk)))
+    return stated_terms(" ".join(division_names(hit.chunk)))
 
 
 def _rows_of(cand: Candidate) -> TableRows | None:
@@ -381,7 +381,7 @@ def _rows_of(cand: Candidate) -> TableRows | None:
 
 def _document_terms(doc: DocumentInfo) -> set[str]:
     """The content terms of a document's title and short title: what every sentence of it is about."""
-    return content_terms(" ".join(n for n in (doc.title, doc.short_title) if n))
+    return stated_terms(" ".join(n for n in (doc.title, doc.short_title) if n))
 
 
 def _union(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
