@@ -44,7 +44,7 @@ from ingest.sentences import split_sentences
 from retrieval.answers.models import Citation, Coverage, TextSegment
 from retrieval.answers.support import JudgeError, LLMJudge, Support, judge_relevance, judge_support
 from retrieval.jurisdiction import countries_named, place_name, polity_words
-from retrieval.text_analysis import NUMBER_WORDS
+from retrieval.text_analysis import NUMBER_WORDS, content_terms
 
 log = logging.getLogger(__name__)
 
@@ -299,13 +299,26 @@ def structure_reasons(index, question: str, citations: Sequence[Citation], refer
     words over fewer). Scope: the laws the question names, else those whose subject it speaks of (`topics`), else
     the documents the search retrieved for it (`retrieved`; every document of the index in force when none is
     given: the cost grows with the index, a question's search bounds it). Several laws with an article so titled (an
-    ambiguous question) flag nothing when the answer cites one of them."""
+    ambiguous question) flag nothing when the answer cites one of them; nor does an answer citing an article whose
+    title holds a term of the question that the topic's title does not ("¿En qué casos tienen los socios derecho de
+    separación?": art. 93 "Derechos del socio." is the titled topic, art. 346 "Causas legales de separación." answers
+    the separación it leaves out)."""
     cited = [c for c in citations if c.verified]
     if not cited or any(ref.reference.articles for ref in references):
         return []
     best = titled_articles(index, question, references, topics, retrieved)
     if not best or any((c.doc_id, c.article) in best for c in cited):
         return []
+    # a cited article titled by what the question asks beyond that title answers the rest of it ("¿En qué casos tienen
+    # los socios derecho de separación?": art. 93 "Derechos del socio" is titled part of it, art. 346 "Causas legales
+    # de separación" the separación it asks about)
+    asked = content_terms(question)
+    topic = {t for doc_id, article in best for a, _, words in _titles(index, doc_id) if a == article
+             for word in words for t in word}
+    for c in cited:
+        own = {t for a, _, words in _titles(index, c.doc_id) if a == c.article for word in words for t in word}
+        if own & asked - topic:
+            return []
     (_, article), (law, title) = next(iter(best.items()))
     reason = (f"the question asks about {title.rstrip('.')!r}, the title of art. {article} of {law}; the answer "
               f"cites no article so titled")
@@ -334,7 +347,6 @@ def titled_articles(index, question: str, references: Sequence = (), topics: Seq
     (`structure_reasons`)."""
     from ingest.headings import fold
     from retrieval.rerank import names_topic
-    from retrieval.text_analysis import content_terms
 
     catalog = index.catalog()
     mentioned = catalog.mentioned(question)

@@ -84,3 +84,14 @@ def test_questions_naming_an_article_or_no_title_are_left_alone(index, lsc_id):
     free = "¿Cuál es el plazo para impugnar los acuerdos de la junta general?"
     assert titled_articles(index, free) == {}
     assert structure_reasons(index, free, [miss]) == []
+
+
+def test_an_article_titled_what_the_question_asks_beyond_that_title_is_no_miss(index, lsc_id):
+    """"¿En qué casos tienen los socios derecho de separación?": art. 93, "Derechos del socio.", is titled part of it;
+    art. 346, "Causas legales de separación.", is titled the separación it asks about too, and answers ("…tendrán
+    derecho de separación en los casos siguientes:"): not flagged. Art. 10's title holds nothing the question asks, and
+    the answer citing it is."""
+    question = "¿En qué casos tienen los socios derecho de separación?"
+    assert list(titled_articles(index, question)) == [(lsc_id, "93")]
+    assert structure_reasons(index, question, [citation_of(index, lsc_id, "346")]) == []
+    assert structure_reasons(index, question, [citation_of(index, lsc_id, "10")])
