@@ -312,7 +312,7 @@ def structure_reasons(index, question: str, citations: Sequence[Citation], refer
     # a cited article titled by what the question asks beyond that title answers the rest of it ("¿En qué casos tienen
     # los socios derecho de separación?": art. 93 "Derechos del socio" is titled part of it, art. 346 "Causas legales
     # de separación" the separación it asks about)
-    asked = content_terms(question)
+    _, asked = _asked(index, question, references)
     topic = {t for doc_id, article in best for a, _, words in _titles(index, doc_id) if a == article
              for word in words for t in word}
     for c in cited:
@@ -341,27 +341,34 @@ def _titles(index, doc_id: str) -> list[tuple[str, str, list[set[str]]]]:
     return _TITLES[doc_id]
 
 
+def _asked(index, question: str, references: Sequence = ()) -> tuple[set[str], set[str]]:
+    """The doc ids of the laws `question` names, and its content terms without their names: the law's name is not
+    what the question asks about."""
+    from ingest.headings import fold
+
+    catalog = index.catalog()
+    named = {d for ref in references if ref.resolved and (ref.reference.law or ref.reference.constitutional)
+             for d in ref.doc_ids} | {d.doc_id for d in catalog.mentioned(question)}
+    asked = fold(question)
+    for entry in catalog.entries:
+        if entry.document.doc_id in named:
+            for name in sorted(entry.names, key=len, reverse=True):
+                asked = re.sub(rf"\b{re.escape(name)}\b", " ", asked)
+    return named, content_terms(asked)
+
+
 def titled_articles(index, question: str, references: Sequence = (), topics: Sequence = (),
                     retrieved: Sequence[str] = ()) -> dict:
     """The articles in scope titled what `question` asks about, best matched: (doc id, article) → (law, title)
     (`structure_reasons`)."""
-    from ingest.headings import fold
     from retrieval.rerank import names_topic
 
     catalog = index.catalog()
-    mentioned = catalog.mentioned(question)
-    named = {d for ref in references if ref.resolved and (ref.reference.law or ref.reference.constitutional)
-             for d in ref.doc_ids} | {d.doc_id for d in mentioned}
+    named, terms = _asked(index, question, references)
     superseded = set(index.in_force().superseded)
     docs = {e.document.doc_id: e.document for e in catalog.entries if e.document.doc_id not in superseded}
     scope = ([d for d in docs if d in named] or [doc.doc_id for _, doc in topics if doc.doc_id in docs]
              or [d for d in dict.fromkeys(retrieved) if d in docs] or list(docs))
-    asked = fold(question)
-    for entry in catalog.entries:  # the law's name is not what the question asks about
-        if entry.document.doc_id in named:
-            for name in sorted(entry.names, key=len, reverse=True):
-                asked = re.sub(rf"\b{re.escape(name)}\b", " ", asked)
-    terms = content_terms(asked)
     if not terms:
         return {}
     best: dict = {}
