@@ -262,11 +262,13 @@ def offices(text: str) -> list[tuple[int, str]]:
     return [(m.start(), terms[0]) for m in _OFFICE.finditer(text) if (terms := analyze(m.group(1), languages))]
 
 
+# the label a provision's text opens with: "1.", "(b)", "IV.-", "a)"
+PARAGRAPH_LABEL = re.compile(r"^\s*(?:\(?(?:\d+|[IVXLCDM]+|[a-zA-Z])(?:\.-|[.)\-–])\s+)")
 # A sentence that opens by pointing back to the one before it: "Lo anterior, …", "Este, a su vez, …", or a
 # demonstrative and a noun ("Este derecho no podrá ser invocado…", "Dicho recurso se podrá interponer…", "Such
 # measures…"); after the label a paragraph may open with ("2. Esta disposición…"). "Esta Ley", "This Regulation" point
 # to the text itself, not to a sentence.
-_POINTS_BACK = re.compile(r"^\s*(?:\(?(?:\d+|[IVXLCDM]+|[a-z])(?:\.-|[.)\-–])\s+)?(?:(?:lo anterior|esto|ello)\b|"
+_POINTS_BACK = re.compile(rf"{PARAGRAPH_LABEL.pattern}?(?:(?:lo anterior|esto|ello)\b|"
                           r"(?:est[ea]s?|dich[oa]s?|tal(?:es)?|(?:el|la|los|las)\s+(?:citad|mencionad|referid)[oa]s?|"
                           r"this|these|such)\b\s*(?:,|(?P<noun>[^\W\d_]+)))", re.IGNORECASE)
 _OWN_TEXT = frozenset({"ley", "codigo", "reglamento", "constitucion", "decreto", "acuerdo", "orden", "regulation",

@@ -44,7 +44,7 @@ from ingest.sentences import split_sentences
 from retrieval.answers.models import Citation, Coverage, TextSegment
 from retrieval.answers.support import JudgeError, LLMJudge, Support, judge_relevance, judge_support
 from retrieval.jurisdiction import countries_named, place_name, polity_words
-from retrieval.text_analysis import NUMBER_WORDS, content_terms
+from retrieval.text_analysis import NUMBER_WORDS, PARAGRAPH_LABEL, content_terms
 
 log = logging.getLogger(__name__)
 
@@ -225,14 +225,10 @@ def country_reasons(named: dict[str, list[str]], cited: Sequence[Citation], cata
     return [f"the question asks about {words[0]!r} ({place_name(code)}); the answer cites only the law of {others}"]
 
 
-# the label a provision's text opens with: "1.", "(b)", "IV.-", "a)"
-_LABEL = re.compile(r"^\s*\(?(?:\d+|[IVXLCDM]+|[a-zA-Z])(?:\.-|[.)\-–])\s+")
-
-
 def _stated_values(text: str) -> str:
     """`text` without what numbers a provision rather than states a value: the label it opens with ("1. The
     controller…") and its legal references ("referred to in Article 10", "el artículo 27, fracción IV")."""
-    text = _LABEL.sub("", text, count=1)
+    text = PARAGRAPH_LABEL.sub("", text, count=1)
     for ref in reversed(parse_references(text)):
         text = f"{text[:ref.start]} {text[ref.end:]}"
     return text
@@ -306,13 +302,13 @@ def structure_reasons(index, question: str, citations: Sequence[Citation], refer
     cited = [c for c in citations if c.verified]
     if not cited or any(ref.reference.articles for ref in references):
         return []
-    best = titled_articles(index, question, references, topics, retrieved)
+    named, asked = _asked(index, question, references)
+    best = _titled(index, named, asked, topics, retrieved)
     if not best or any((c.doc_id, c.article) in best for c in cited):
         return []
     # a cited article titled by what the question asks beyond that title answers the rest of it ("¿En qué casos tienen
     # los socios derecho de separación?": art. 93 "Derechos del socio" is titled part of it, art. 346 "Causas legales
     # de separación" the separación it asks about)
-    _, asked = _asked(index, question, references)
     topic = {t for doc_id, article in best for a, _, words in _titles(index, doc_id) if a == article
              for word in words for t in word}
     for c in cited:
@@ -361,10 +357,14 @@ def titled_articles(index, question: str, references: Sequence = (), topics: Seq
                     retrieved: Sequence[str] = ()) -> dict:
     """The articles in scope titled what `question` asks about, best matched: (doc id, article) → (law, title)
     (`structure_reasons`)."""
+    return _titled(index, *_asked(index, question, references), topics, retrieved)
+
+
+def _titled(index, named: set[str], terms: set[str], topics: Sequence, retrieved: Sequence[str]) -> dict:
+    """`titled_articles` of a question read (`_asked`): the laws it names, its terms without their names."""
     from retrieval.rerank import names_topic
 
     catalog = index.catalog()
-    named, terms = _asked(index, question, references)
     superseded = set(index.in_force().superseded)
     docs = {e.document.doc_id: e.document for e in catalog.entries if e.document.doc_id not in superseded}
     scope = ([d for d in docs if d in named] or [doc.doc_id for _, doc in topics if doc.doc_id in docs]

@@ -219,6 +219,9 @@ class ExtractiveAnswerer:
         doc_titles = {doc.doc_id: term_matches(q_terms, _document_terms(doc))
                       for doc in {c.hit.document.doc_id: c.hit.document for c in cands}.values()}
         following = {id(c.previous): c for c in cands if c.previous is not None}
+        # a sentence pointing back to the one before it ("Este derecho no podrá ser invocado…") and that one are one
+        # statement: each is read whole with the other
+        pointing = {id(c) for c in cands if c.previous is not None and points_back(c.text, c.previous.text)}
 
         def value(m: dict[str, float], other: set[str] = frozenset()) -> float:
             return sum(weight[t] * credit for t, credit in m.items() if t not in other)
@@ -239,10 +242,8 @@ class ExtractiveAnswerer:
                 above = _union(above, captions[(chunk_id, rows.start)])
             for neighbour in (cand.previous, following.get(id(cand))):
                 if neighbour is not None and matched[id(neighbour)]:
-                    # a sentence pointing back to the one before it ("Este derecho no podrá ser invocado…") and
-                    # that one are one statement: each is read whole with the other
-                    earlier, later = (neighbour, cand) if neighbour is cand.previous else (cand, neighbour)
-                    share = 1.0 if points_back(later.text, earlier.text) else CONTEXT_WEIGHT
+                    later = cand if neighbour is cand.previous else neighbour
+                    share = 1.0 if id(later) in pointing else CONTEXT_WEIGHT
                     held = max(held, share * value(_union(own, matched[id(neighbour)]), other))
             if above:  # the title is the article's own words: read whole with each of its sentences
                 held = max(held, value(_union(own, above), other))
