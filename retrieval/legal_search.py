@@ -26,9 +26,10 @@ from retrieval.law_lookup import CONSOLIDATED, CONTEXT_DOCS, LawCatalog, names_a
 from retrieval.models import (Division, Fusion, ResolvedReference, SearchFilters, SearchHit, SearchMode,
                               SearchResult)
 from retrieval.question_dates import edition_named
-from retrieval.question_laws import understood
+from retrieval.question_laws import topic, understood
+from retrieval.regimes import set_apart
 from retrieval.rulings import DECIDING, asks_outcome, disposing_chunks
-from retrieval.text_analysis import analyze, content_terms, identifiers
+from retrieval.text_analysis import analyze, content_terms, identifiers, stated_terms
 
 MAX_PROVISION_CHUNKS = 12  # chunks of named articles a result may lead with
 OPENED = 30  # articles ranked by their openings for a question that names none (the reranker's `opening` feature)
@@ -193,8 +194,10 @@ def complete(index: Index, first: Search, hits: list[SearchHit], k: int, rerank:
         if index.settings.rerank_model:
             scorer = load_cross_encoder(index.settings.rerank_model)
             cross = scorer.scores(query, [h.chunk.text for h in merged])
+        # a hit in a special kind of what its law regulates, which the question names nothing of, yields to the law
+        apart = set_apart(merged, stated_terms(topic(query)))
         ranked = second_stage.rerank(query, merged, resolved, search_ranks, cross, limit=k, opened=opened,
-                                     subject=subject)
+                                     subject=subject, apart=apart)
     else:
         ranked = [h.model_copy(update={"rank": i}) for i, h in enumerate(merged[:k], start=1)]
     versioned = index.versioned_laws()

@@ -13,12 +13,14 @@ Clean Air Act", "the UK Data Protection Act 2018"), an act of the European Union
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from ingest.headings import fold
 from ingest.models import DocType, DocumentInfo, LegalReference
 from ingest.references import law_type_of, names_constitution_otherwise, parse_references
 from retrieval.jurisdiction import LEADING_NATIONALITIES, qualifiers
 from retrieval.law_lookup import EU_ACT, LINKING, LawCatalog, as_written, outermost
+from retrieval.question_dates import edition_named
 
 
 # a qualifier written after the name the parser read: "el Código Penal español", "la Constitución colombiana"
@@ -342,3 +344,34 @@ def understood(query: str, catalog: LawCatalog) -> list[tuple[LegalReference, li
             continue  # "la Carta Magna" with no constitution held: maybe the charter of 1215; the search decides
         out.append((ref, list({d.doc_id: d for d in docs}.values())))
     return out
+
+
+# A law named in general ("¿Qué dispone la ley sobre …?", "esta Ley"): it says where to look, not what about.
+_GENERIC_LAW = re.compile(r"\b(?:[Ll]a|[Ee]sta|[Dd]icha|[Ll]a presente|[Tt]he|[Tt]his)\s+(?:[Ll]ey|[Ll]aw)\b"
+                          r"(?!\s+(?:de\b|del\b|of\b|[A-ZÁÉÍÓÚ\d]))")
+
+
+_PUBLISHED = re.compile(r"\bpublicad[oa]s?\s+(?:en\s+(?:el\s+|la\s+)?)?$|\bpublished\s+(?:in\s+(?:the\s+)?)?$", re.I)
+
+
+def topic(question: str, names: Iterable[str] = ()) -> str:
+    """The question without the references it makes (the law and article it names: "la Ley de Sociedades de
+    Capital", "artículo 82", "la ley") and without the whole name of a source document it writes out (`names`,
+    folded: "la Declaración Universal de Derechos Humanos"): those say where the answer lies, the rest what it is
+    about."""
+    spans = [(r.start, r.end) for r in parse_references(question)]
+    spans += [m.span() for m in _GENERIC_LAW.finditer(question)]
+    edition = edition_named(question)
+    if edition is not None:  # "publicada en el DOF el 2 de abril de 2013": where the document was published
+        published = _PUBLISHED.search(question, 0, edition.start)
+        spans.append((published.start() if published else edition.start, edition.end))
+    folded = fold(question)
+    if len(folded) == len(question):  # the folded text's offsets are the question's
+        spans += [m.span() for name in names for m in re.finditer(rf"\b{re.escape(name)}\b", folded)]
+    out, at = [], 0
+    for start, end in sorted(spans):
+        if start >= at:
+            out.append(question[at:start])
+        at = max(at, end)
+    out.append(question[at:])
+    return " ".join(out)

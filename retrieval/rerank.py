@@ -25,7 +25,7 @@ code set, so they are not here. The features of each hit are kept on it (`Search
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import lru_cache
 
 from ingest.headings import division_name, fold
@@ -192,7 +192,7 @@ def title_share(q_terms: set[str], chunk: Chunk) -> float:
 def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[LegalReference, Sequence[str]]],
            search_ranks: dict[str, int], cross: Sequence[float] | None = None,
            limit: int | None = None, opened: dict[tuple[str, str], int] | None = None,
-           subject: Sequence[str] = ()) -> list[SearchHit]:
+           subject: Sequence[str] = (), apart: Collection[str] = ()) -> list[SearchHit]:
     """The best `limit` (all when None) of `hits` re-scored and re-ranked (ranks renumbered from 1), each a copy
     carrying its features.
 
@@ -200,8 +200,10 @@ def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[Leg
     first-stage list (hits missing from it were found by the reference lookup only); `cross`: a cross-encoder's
     score per hit, when one is configured; `opened`: (doc id, article) → rank of the article's opening for a
     question that names no article (`retrieval.openings`); `subject`: the doc ids of the laws whose subject a question
-    naming no law speaks of, weighed as a named law. A hit is in a named article when the lookup found it (`via`
-    "reference"): the lookup, not a key match here, decides which of several "Artículo 1" a reference means.
+    naming no law speaks of, weighed as a named law; `apart`: the chunk ids of hits in a special kind of what their
+    law regulates that the question does not name (`regimes.set_apart`), ranked after the other hits of their law.
+    A hit is in a named article when the lookup found it (`via` "reference"): the lookup, not a key match here,
+    decides which of several "Artículo 1" a reference means.
     """
     if not hits:
         return []
@@ -217,6 +219,7 @@ def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[Leg
             "reference": float(hit.via in NAMED_VIA),
             "role": 1.0 if flat_roles else ROLE_WEIGHTS.get(hit.chunk.role, 1.0),
             "title": title_share(q_terms, hit.chunk),
+            "apart": float(hit.chunk.chunk_id in apart),
         }
         if opened:
             o_rank = opened.get((hit.chunk.doc_id, hit.chunk.article)) if hit.chunk.role in BODY_ROLES else None
@@ -229,5 +232,12 @@ def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[Leg
         ) + W_REFERENCE * features["reference"]
         scored.append((features, hit))
     scored.sort(key=lambda fh: (-fh[0]["score"], search_ranks.get(fh[1].chunk.chunk_id, 10**6), fh[1].chunk.index))
+    if apart:  # a law's special kind yields to its general rule: in the places its law's hits hold, it comes last
+        places: dict[str, list[int]] = {}
+        for i, (_, hit) in enumerate(scored):
+            places.setdefault(hit.chunk.doc_id, []).append(i)
+        for held in places.values():
+            for i, fh in zip(held, sorted((scored[i] for i in held), key=lambda fh: fh[0]["apart"])):
+                scored[i] = fh
     return [hit.model_copy(update={"features": features, "score": features["score"], "rank": i})
             for i, (features, hit) in enumerate(scored[:limit], start=1)]

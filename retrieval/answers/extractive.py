@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -64,7 +64,7 @@ from retrieval.answers import subjects
 from retrieval.answers.base import Draft, DraftEvent, claim, replay, sentences_of
 from retrieval.answers.models import TextSegment
 from retrieval.models import SearchHit
-from retrieval.question_dates import edition_named
+from retrieval.question_laws import topic
 from retrieval.definitions import defined_term, defines
 from retrieval.rulings import disposes
 from retrieval.rerank import (FORM_WEIGHT, ROLE_WEIGHTS, article_heading, article_title, asks_about_history,
@@ -318,37 +318,6 @@ class ExtractiveAnswerer:
         q = np.asarray(self.embedder.embed_query(question), dtype=np.float32)
         q = q / (np.linalg.norm(q) or 1.0)
         return np.stack([self._cache[t] for t in texts]) @ q
-
-
-# A law named in general ("¿Qué dispone la ley sobre …?", "esta Ley"): it says where to look, not what about.
-_GENERIC_LAW = re.compile(r"\b(?:[Ll]a|[Ee]sta|[Dd]icha|[Ll]a presente|[Tt]he|[Tt]his)\s+(?:[Ll]ey|[Ll]aw)\b"
-                          r"(?!\s+(?:de\b|del\b|of\b|[A-ZÁÉÍÓÚ\d]))")
-
-
-_PUBLISHED = re.compile(r"\bpublicad[oa]s?\s+(?:en\s+(?:el\s+|la\s+)?)?$|\bpublished\s+(?:in\s+(?:the\s+)?)?$", re.I)
-
-
-def topic(question: str, names: Iterable[str] = ()) -> str:
-    """The question without the references it makes (the law and article it names: "la Ley de Sociedades de
-    Capital", "artículo 82", "la ley") and without the whole name of a source document it writes out (`names`,
-    folded: "la Declaración Universal de Derechos Humanos"): those say where the answer lies, the rest what it is
-    about."""
-    spans = [(r.start, r.end) for r in parse_references(question)]
-    spans += [m.span() for m in _GENERIC_LAW.finditer(question)]
-    edition = edition_named(question)
-    if edition is not None:  # "publicada en el DOF el 2 de abril de 2013": where the document was published
-        published = _PUBLISHED.search(question, 0, edition.start)
-        spans.append((published.start() if published else edition.start, edition.end))
-    folded = fold(question)
-    if len(folded) == len(question):  # the folded text's offsets are the question's
-        spans += [m.span() for name in names for m in re.finditer(rf"\b{re.escape(name)}\b", folded)]
-    out, at = [], 0
-    for start, end in sorted(spans):
-        if start >= at:
-            out.append(question[at:start])
-        at = max(at, end)
-    out.append(question[at:])
-    return " ".join(out)
 
 
 def _names(doc: DocumentInfo) -> list[str]:

@@ -9,8 +9,8 @@ way a text says "this is another subject" is read here:
 - **another office** whose requirements an article states ("Para ser diputado se requiere:" is no answer to "¿Qué edad
   se requiere para ser Presidente?": `text_analysis.offices`, `office_of`);
 - **a special regime** of the law ("TÍTULO XIII Sociedad anónima europea" of the Ley de Sociedades de Capital; an
-  article titled "Casos especiales en la tramitación inicial del juicio verbal."), whose sentence yields to a sentence
-  of the law's general rule that holds as much of the question (`yielding`);
+  article titled "Casos especiales en la tramitación inicial del juicio verbal.": `retrieval.regimes`), whose sentence
+  yields to a sentence of the law's general rule that holds as much of the question (`yielding`);
 - **another form** of the kind's word ("el acto reclamado" for the "recurso de reclamación"), which holds the term only
   weakly (`other_forms`).
 """
@@ -19,15 +19,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
-from ingest.headings import division_name
-from ingest.models import DocumentInfo, HeadingKind, Sentence
-from retrieval.law_lookup import LINKING
+from ingest.models import Sentence
 from retrieval.models import SearchHit
+from retrieval.regimes import special_regime
 from retrieval.rerank import article_title, division_names, names_topic, term_matches, title_words
-from retrieval.text_analysis import content_terms, kind_words, kinds, normalize, offices
+from retrieval.text_analysis import kind_words, kinds, normalize, offices
 
 
 class Quoted(Protocol):
@@ -88,79 +86,6 @@ def office_of(chunk_text: str, end: int, named: list[tuple[int, str]]) -> str | 
     last = found[-1][0]
     start = max(before.rfind(".", 0, last), before.rfind(":", 0, last), before.rfind("\n\n", 0, last))
     return next(term for at, term in found if at > start)
-
-
-_NAME_WORD = re.compile(r"[^\W\d_]+")
-# What a law's name says it regulates, after its type: "… el texto refundido de la Ley de Sociedades de Capital".
-_LAW_MATTER = re.compile(r"\b(?:ley|c[oó]digo|reglamento|estatuto)\s+(?:(?:de|del|sobre)\s+)?([^,;(]+)", re.I)
-
-
-def law_subject(doc: DocumentInfo) -> set[str]:
-    """The terms of what a law's name says it regulates ("Ley de Sociedades de Capital": sociedad, capital), from its
-    short title, else its title (the decree that enacts it names it last)."""
-    for name in (doc.short_title, doc.title):
-        found = _LAW_MATTER.findall(name or "")
-        if found:
-            words = [w for w in _NAME_WORD.findall(found[-1].lower()) if w not in LINKING]
-            return set().union(*(content_terms(w) for w in words[:3])) if words else set()
-    return set()
-
-
-# How a law titles an article of rules for special cases: "Casos especiales en la tramitación inicial del juicio
-# verbal.", "Documentos exigidos en casos especiales.", "Especialidades de las sociedades unipersonales públicas.",
-# "Supuestos especiales de cese de administradores…"; not a kind of a thing the law names ("Impuesto Especial sobre
-# Producción y Servicios", "Instrumentos especiales de información", "poder especial")
-_SPECIAL_CASES = re.compile(r"(?:^|[.:]\s+)especialidad(?:es)?\b|\b(?:casos?|supuestos?|reglas|normas|procesos|"
-                            r"procedimientos|r[ée]gimen|disposiciones)\s+especial(?:es)?\b", re.I)
-_TITLE_SENTENCE = re.compile(r"(?<=\.)\s+(?=[A-ZÁÉÍÓÚÑ])")
-_SPECIAL = content_terms("especial")
-
-
-def special_cases(title: str) -> bool:
-    """Is `title` (an article's) the title of rules for special cases only? Each thing it names is ("Especialidades
-    del incidente de recusación en juicios verbales. Otros casos especiales."); a title that names a matter and then
-    its special cases ("Consecuencias de la falta de presentación inicial. Casos especiales.") gives the general rule
-    too."""
-    parts = [p for p in _TITLE_SENTENCE.split(title.strip()) if p]
-    return bool(parts) and all(_SPECIAL_CASES.search(p) for p in parts)
-
-
-@dataclass(frozen=True)
-class Regime:
-    """What makes a text a special regime of its law (`name`), and where the general rule it yields to stands:
-    under the headings `within` (a chunk's `heading_path` prefix; empty: anywhere in the law)."""
-
-    name: str
-    within: tuple[str, ...] = ()
-
-
-def special_regime(hit: SearchHit, q_terms: set[str]) -> Regime | None:
-    """What makes the hit's text a special regime of its law, when the question does not name it; else None:
-    - the Título it stands in, named by a kind of what its law regulates — the noun its name says it regulates
-      (`law_subject`: sociedad), then words of its own ("Sociedad anónima europea") — unless the question names every
-      one of those ("sociedad anónima" names a kind the SE is one of, not the SE): the general rule is the law's;
-    - its article's title, when it titles rules for special cases only (`special_cases`: "Casos especiales en la
-      tramitación inicial del juicio verbal.") and the question does not speak of special cases: the general rule
-      stands in the article's division ("Del juicio verbal": art. 438). A division of special rules is none
-      ("Sección 2.ª Reglas especiales para la aplicación de las penas" holds the Código Penal's rule for two or more
-      offences, art. 73, which no general rule states)."""
-    path, heading_kinds = hit.chunk.heading_path, hit.chunk.heading_kinds
-    subject = law_subject(hit.document)
-    for text, kind in zip(path, heading_kinds) if subject else ():
-        if kind is not HeadingKind.titulo:
-            continue
-        title = division_name(text)
-        named = [w for w in _NAME_WORD.findall(title.lower()) if w not in LINKING]
-        if len(named) < 2 or not content_terms(named[0]) & subject:
-            continue
-        own = [terms for w in named[1:] if (terms := content_terms(w) - subject)]
-        if own and not all(term_matches(terms, q_terms) for terms in own):
-            return Regime(title)
-    title = article_title(hit.chunk)
-    if not title or not special_cases(title) or term_matches(_SPECIAL, q_terms):
-        return None
-    at = next((i for i, kind in enumerate(heading_kinds) if kind is HeadingKind.articulo), len(path))
-    return Regime(title, tuple(path[:at]))
 
 
 def yielding(quoted: Sequence[Quoted], held: Sequence[set[str]], q_terms: set[str]) -> list[str | None]:

@@ -10,7 +10,8 @@ import pytest
 from ingest.chunker import chunk_document
 from ingest.parse import parse_pdf
 from retrieval.answers import answer_hits, ask
-from retrieval.answers.extractive import ExtractiveAnswerer, topic
+from retrieval.answers.extractive import ExtractiveAnswerer
+from retrieval.question_laws import topic
 from retrieval.embedders import load_embedder
 from retrieval.index import Index
 from retrieval.models import SearchHit

@@ -6,7 +6,7 @@ and its exceptions in art. 441 ("Casos especiales en la tramitación inicial del
 the interesados a possession suit calls by edict, "cinco días" in a desahucio), whose words are the general rule's, and
 led the answer to "¿Qué plazo tiene el demandado para contestar la demanda en el juicio verbal?". An article titled
 as rules for special cases only ("Casos especiales…", "… en casos especiales.", "Especialidades de…":
-`subjects.special_cases`, `subjects.special_regime`) is a special regime, as a Título of a kind of sociedad is
+`regimes.special_cases`, `regimes.special_regime`) is a special regime, as a Título of a kind of sociedad is
 (test_special_regime.py): its sentence yields to a sentence of the same law outside any that holds every question
 term it holds, in the sentence, its article's title or the divisions it stands in; where none does, or the question
 speaks of special cases, it answers. The general rule it yields to stands in the article's division ("Del juicio
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.answers import subjects
+from retrieval import regimes
 from tests.answers.factory import verified_citations
 from tests.conftest import SHARED
 from tests.index_fixtures import build_cut_index
@@ -87,4 +87,4 @@ def test_a_division_of_special_rules_is_no_special_regime(penal):
 def test_the_titles_of_special_cases(name, special):
     """Article titles of the shared laws: rules for special cases only, or a matter and its special cases, or a kind
     of a thing the law names."""
-    assert subjects.special_cases(name) is special
+    assert regimes.special_cases(name) is special
