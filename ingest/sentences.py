@@ -28,6 +28,8 @@ from ingest.amendments import continues_note, is_note, starts_note
 from ingest.models import Sentence
 
 HEADING_LINE = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)")
+# the Markdown heading lines a text opens with (a chunk's headings above its first sentence)
+LEADING_HEADINGS = re.compile(r"\A\s*(?:#{1,6}[ \t][^\n]*(?:\n\s*|\Z))+")
 TABLE_ROW = re.compile(r"[ \t]*\|")
 ITEM_START = re.compile(
     r"""[ \t]*(?:

@@ -16,12 +16,12 @@ that does not. Served by `GET /laws/{law}/articles/{article}` and the MCP tool `
 from __future__ import annotations
 
 import datetime as dt
-import re
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
 from ingest.models import AmendmentNote, Chunk, DocumentInfo
+from ingest.sentences import LEADING_HEADINGS
 from retrieval import labels
 from retrieval.article_history import (LawVersion, NotInIndex, article_start, checked_key, find_law, first_run,
                                        law_version, version_on)
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from retrieval.index import Index
 
 MAX_PROVISION_CHARS = 100_000  # characters of provision text a result carries (the cut is marked `truncated`)
-_HEADING_LINES = re.compile(r"\A\s*(?:#{1,6}[ \t][^\n]*(?:\n\s*|\Z))+")  # Markdown heading lines at the start
 
 
 class Provision(BaseModel):
@@ -104,7 +103,7 @@ def find_provision(index: Index, law: str, article: str, paragraph: int | None =
         start, end = span
     text = _text(index, doc.doc_id, chunks, start, end)
     if part:  # the paragraph without the article's heading lines above it
-        kept = _HEADING_LINES.sub("", text, count=1)
+        kept = LEADING_HEADINGS.sub("", text, count=1)
         start, text = start + len(text) - len(kept), kept
     start += len(text) - len(text.lstrip())
     text = text.strip()

@@ -30,8 +30,9 @@ from functools import lru_cache
 
 from ingest.headings import division_name, fold
 from ingest.models import BODY_ROLES, DIVISIONS, Chunk, HeadingKind, LegalReference, ProvisionRole
+from ingest.sentences import LEADING_HEADINGS
 from retrieval.models import SearchHit
-from retrieval.text_analysis import content_terms, stated_terms
+from retrieval.text_analysis import content_terms, offices, stated_terms
 
 ROLE_WEIGHTS: dict[ProvisionRole, float] = {
     ProvisionRole.text: 1.0,
@@ -181,6 +182,18 @@ def names_topic(q_terms: set[str], words: list[set[str]]) -> float | None:
     return round(sum(matched), 6)
 
 
+def states_requirements(chunk: Chunk, office: set[str]) -> bool:
+    """Does the chunk open its article with the requirements for `office` (a term: `text_analysis.offices`)? "Para
+    ser Director se requiere:" opens the Durango law's art. 15, which has no title: that opening is its title."""
+    if article_heading(chunk) is None:
+        return False
+    body = LEADING_HEADINGS.sub("", chunk.text, count=1)
+    if body == chunk.text:  # no heading above: the article began in an earlier chunk
+        return False
+    named = offices(body.split("\n", 1)[0])  # its first paragraph
+    return bool(named) and named[0][0] == 0 and bool(term_matches(office, {named[0][1]}))
+
+
 def title_share(q_terms: set[str], chunk: Chunk) -> float:
     """Share of the query's content terms the chunk's article title holds (0 without a title)."""
     title = article_title(chunk)
@@ -210,6 +223,7 @@ def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[Leg
     named_docs = {d for _, docs in references for d in docs} | set(subject)
     flat_roles = asks_about_history(query)
     q_terms = stated_terms(query)
+    asked_office = {term for _, term in offices(query)[:1]}
     scored = []
     for i, hit in enumerate(hits):
         rank = search_ranks.get(hit.chunk.chunk_id)
@@ -220,6 +234,7 @@ def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[Leg
             "role": 1.0 if flat_roles else ROLE_WEIGHTS.get(hit.chunk.role, 1.0),
             "title": title_share(q_terms, hit.chunk),
             "apart": float(hit.chunk.chunk_id in apart),
+            "office": float(bool(asked_office) and states_requirements(hit.chunk, asked_office)),
         }
         if opened:
             o_rank = opened.get((hit.chunk.doc_id, hit.chunk.article)) if hit.chunk.role in BODY_ROLES else None
@@ -227,7 +242,7 @@ def rerank(query: str, hits: Sequence[SearchHit], references: Sequence[tuple[Leg
         if cross is not None:
             features["cross"] = float(cross[i])
         features["score"] = features["role"] * (
-            W_FUSED * features["fused"] + W_LAW * features["law"] + W_TITLE * features["title"]
+            W_FUSED * features["fused"] + W_LAW * features["law"] + W_TITLE * max(features["title"], features["office"])
             + W_CROSS * features.get("cross", 0.0) + W_OPENING * features.get("opening", 0.0)
         ) + W_REFERENCE * features["reference"]
         scored.append((features, hit))

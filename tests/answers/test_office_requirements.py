@@ -15,12 +15,16 @@ from __future__ import annotations
 import pytest
 
 from retrieval.answers import ask
+from retrieval.legal_search import legal_search
+from retrieval.rerank import rerank
 from retrieval.settings import Settings
 from retrieval.text_analysis import offices
 from tests.conftest import PDFS
 from tests.index_fixtures import build_cut_index
 
 CUTS = [(PDFS / "mx_ley_CPEUM_constitucion_politica.pdf", [(0, 1), (62, 65), (87, 88), (91, 94), (103, 104)])]
+DURANGO = PDFS / "mx_durango_ley_del_periodico_oficial.pdf"
+LEY_99 = PDFS / "co_diario_oficial_ley_99_1993.pdf"
 
 
 @pytest.fixture(scope="module")
@@ -50,3 +54,32 @@ def test_the_office_a_text_states_requirements_for():
         == ["fiscali"]
     assert [t for _, t in offices("¿Qué se necesita para ser electo Presidente?")] == ["president"]
     assert offices("¿Puede postularse para ser reelecta en el periodo inmediato?") == []  # no office named
+
+
+@pytest.fixture(scope="module")
+def durango(tmp_path_factory):
+    with build_cut_index(tmp_path_factory.mktemp("director"), [*CUTS, (DURANGO, [(0, 9)]), (LEY_99, [(0, 58)])]) as idx:
+        yield idx
+
+
+def test_an_article_opening_with_an_offices_requirements_is_found_for_it(durango):
+    """Durango's Ley del Periódico Oficial names the Periódico in nearly every article; its art. 15 opens "Para ser
+    Director se requiere:" and has no title. Beside the Constitution's offices and the Ley 99's "Del Director
+    General", the Director's requirements are answered from it."""
+    question = "¿Qué requisitos se necesitan para ser Director del Periódico Oficial de Durango?"
+    answer = ask(durango, question, settings=Settings(home=durango.settings.home))
+    cited = [c for seg in answer.content for c in seg.citations if c.verified]
+    assert cited and cited[0].article == "15", [c.label for c in cited]
+
+
+def test_the_opening_with_an_offices_requirements_ranks_as_a_title(durango):
+    """Over all the shared PDFs the first stage ranks art. 15 16th for the Director question (the Periódico's name is
+    in every article of its law): read as the article's title, its opening brings it into the eight the answer reads."""
+    question = "¿Qué requisitos se necesitan para ser Director del Periódico Oficial de Durango?"
+    hits = legal_search(durango, question, k=30, rerank=False).hits
+    director = next(h for h in hits if h.chunk.article == "15" and "Para ser Director" in h.chunk.text)
+    others = [h for h in hits if h is not director]
+    first_stage = [*others[:15], director, *others[15:]]
+    ranked = rerank(question, first_stage, [], {h.chunk.chunk_id: i for i, h in enumerate(first_stage, start=1)},
+                    limit=8)
+    assert "15" in [h.chunk.article for h in ranked], [h.label or h.chunk.article for h in ranked]
