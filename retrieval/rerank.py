@@ -191,7 +191,7 @@ def states_requirements(chunk: Chunk, office: set[str]) -> bool:
     if body == chunk.text:  # no heading above: the article began in an earlier chunk
         return False
     named = offices(body.split("\n", 1)[0])  # its first paragraph
-    return bool(named) and named[0][0] == 0 and bool(term_matches(office, {named[0][1]}))
+    return bool(term_matches(office, {term for at, term in named if at == 0}))
 
 
 def title_share(q_terms: set[str], chunk: Chunk) -> float:

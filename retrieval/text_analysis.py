@@ -255,11 +255,28 @@ _OFFICE = re.compile(r"\bpara\s+(?:que\s+(?:una\s+persona\s+)?pueda\s+)?ser\s+(?
                      r"(?!(?:electo|electa|nombrad|designad|reelect)\w*\b)([^\W\d_]{3,})", re.IGNORECASE)
 
 
+# another office the same requirements are for, named after the first: "Para ser electo Magistrada o Magistrado de
+# Circuito, así como Jueza o Juez de Distrito, se necesita:" (the complement "de Circuito" skipped, a capital after
+# "o", "u", "y", "así como" or a comma)
+_AND_OFFICE = re.compile(r"(?:\s+(?:de|del)(?:\s+(?:la|los|las))?\s+[A-ZÁÉÍÓÚÑ][^\W\d_]*)*"
+                         r"(?:\s*,\s*(?:así\s+como\s+|[oyu]\s+)?|\s+(?:[oyu]|así\s+como)\s+)"
+                         r"(?:(?:el|la|los|las)\s+)?([A-ZÁÉÍÓÚÑ][^\W\d_]{2,})")
+
+
 def offices(text: str) -> list[tuple[int, str]]:
     """Where `text` names an office it states the requirements for, and the office's term, in order ("Para ser
-    diputado se requiere:" → (0, diput)): a law lists each office's requirements in an article of its own."""
+    diputado se requiere:" → (0, diput)): a law lists each office's requirements in an article of its own. The
+    offices one statement names together share its position ("Para ser electo Magistrada o Magistrado de Circuito,
+    así como Jueza o Juez de Distrito…" → (0, magistr), (0, juez), …)."""
     languages = detect_languages(text)
-    return [(m.start(), terms[0]) for m in _OFFICE.finditer(text) if (terms := analyze(m.group(1), languages))]
+    out = []
+    for m in _OFFICE.finditer(text):
+        words, at = [m.group(1)], m.end()
+        while (more := _AND_OFFICE.match(text, at)) is not None:
+            words.append(more.group(1))
+            at = more.end()
+        out += [(m.start(), terms[0]) for word in words if (terms := analyze(word, languages))]
+    return out
 
 
 # the label a provision's text opens with: "1.", "(b)", "IV.-", "a)"

@@ -50,7 +50,7 @@ def other_subjects(asked_topic: str, question: str, q_terms: set[str], quoted: S
     named = {chunk_id: offices(chunk.text) for chunk_id, chunk in chunks.items()}
     for i, q in enumerate(quoted):
         office = office_of(q.hit.chunk.text, q.span.end, named[q.hit.chunk.chunk_id])
-        if office is not None and not term_matches(asked_office, {office}):
+        if office is not None and not term_matches(asked_office, office):
             other[i] = other[i] | asked_office
     return other
 
@@ -74,18 +74,20 @@ def other_kinds(asked: dict[str, set[str]], text: str, placed: dict[str, set[str
     return {t for t, wanted in asked.items() if t in named and not listed & wanted}
 
 
-def office_of(chunk_text: str, end: int, named: list[tuple[int, str]]) -> str | None:
-    """The office the requirements a sentence (ending at `end` in its chunk's text) states are for: the first one
-    named in the last sentence of its chunk, up to itself, that names one ("Para ser senador se requieren los mismos
-    requisitos que para ser diputado…" is about the senador; a fraction under "Para ser diputado se requiere:" about
-    the diputado). `named`: the offices its chunk names (`text_analysis.offices`)."""
+def office_of(chunk_text: str, end: int, named: list[tuple[int, str]]) -> set[str] | None:
+    """The offices the requirements a sentence (ending at `end` in its chunk's text) states are for: the first
+    named in the last sentence of its chunk, up to itself, that names one, with those named together with it ("Para
+    ser senador se requieren los mismos requisitos que para ser diputado…" is about the senador; a fraction under
+    "Para ser diputado se requiere:" about the diputado; under "Para ser electo Magistrada o Magistrado de Circuito,
+    así como Jueza o Juez de Distrito…" about both). `named`: the offices its chunk names (`text_analysis.offices`)."""
     before = chunk_text[:end]
     found = [(at, term) for at, term in named if at < end]
     if not found:
         return None
     last = found[-1][0]
     start = max(before.rfind(".", 0, last), before.rfind(":", 0, last), before.rfind("\n\n", 0, last))
-    return next(term for at, term in found if at > start)
+    first = next(at for at, _ in found if at > start)
+    return {term for at, term in found if at == first}
 
 
 def yielding(quoted: Sequence[Quoted], held: Sequence[set[str]], q_terms: set[str]) -> list[str | None]:

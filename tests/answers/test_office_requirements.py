@@ -7,7 +7,7 @@ para ser diputado, excepto el de la edad…") shares most words with any such qu
 diputado?" (art. 55) and "¿Qué edad se requiere para ser Secretario de Estado?" (art. 91). A sentence whose article
 states the requirements for another office (`text_analysis.offices`, `subjects.office_of`: the first office the
 sentence introducing them names) is now another subject, as a sentence of another kind is.
-The index holds the Constitution's pages of arts. 55–58, 82, 91–95 and 102, cut from the shared PDF.
+The index holds the Constitution's pages of arts. 55–58, 82, 91–95, 97 and 102, cut from the shared PDF.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from retrieval.text_analysis import offices
 from tests.conftest import PDFS
 from tests.index_fixtures import build_cut_index
 
-CUTS = [(PDFS / "mx_ley_CPEUM_constitucion_politica.pdf", [(0, 1), (62, 65), (87, 88), (91, 94), (103, 104)])]
+CUTS = [(PDFS / "mx_ley_CPEUM_constitucion_politica.pdf", [(0, 1), (62, 65), (87, 88), (91, 94), (96, 97), (103, 104)])]
 DURANGO = PDFS / "mx_durango_ley_del_periodico_oficial.pdf"
 LEY_99 = PDFS / "co_diario_oficial_ley_99_1993.pdf"
 
@@ -39,6 +39,10 @@ def index(tmp_path_factory):
     ("¿Qué edad se requiere para ser Secretario de Estado?", "91"),
     ("¿Qué requisitos hay para ser senador?", "58"),  # the senador's own article still answers for the senador
     ("¿Qué se necesita para ser Ministro de la Suprema Corte de Justicia de la Nación?", "95"),
+    # art. 97 states one list of requirements for two offices: "Para ser electo Magistrada o Magistrado de Circuito,
+    # así como Jueza o Juez de Distrito, se necesita:"
+    ("¿Qué requisitos se piden para ser juez de distrito?", "97"),
+    ("¿Qué se necesita para ser electo Magistrado de Circuito?", "97"),
 ])
 def test_the_offices_own_article_answers(index, question, article):
     answer = ask(index, question, settings=Settings(home=index.settings.home))
@@ -53,6 +57,10 @@ def test_the_office_a_text_states_requirements_for():
     assert [t for _, t in offices("Para que una persona pueda ser titular de la Fiscalía General de la República")] \
         == ["fiscali"]
     assert [t for _, t in offices("¿Qué se necesita para ser electo Presidente?")] == ["president"]
+    both = "Para ser electo Magistrada o Magistrado de Circuito, así como Jueza o Juez de Distrito, se necesita:"
+    assert offices(both) == [(0, "magistr"), (0, "magistr"), (0, "juez"), (0, "juez")]  # one statement, two offices
+    assert [t for _, t in offices("Para ser electo ministro de la Suprema Corte de Justicia de la Nación, se necesita:")
+            ] == ["ministr"]
     assert offices("¿Puede postularse para ser reelecta en el periodo inmediato?") == []  # no office named
 
 
