@@ -100,9 +100,28 @@ def article_title(chunk: Chunk) -> str:
 
 def division_names(chunk: Chunk) -> list[str]:
     """The names of the divisions the chunk stands in, outermost first: ["De los procesos declarativos", "Del juicio
-    ordinario", "De las alegaciones iniciales", …] for an article of the LEC's juicio ordinario."""
-    return [name for text, kind in zip(chunk.heading_path, chunk.heading_kinds) if kind in DIVISIONS
-            for name in [division_name(text)] if name]
+    ordinario", "De las alegaciones iniciales", …] for an article of the LEC's juicio ordinario. A division named by
+    several matters ("El libro registro de socios y el régimen de transmisión de las participaciones…") gives each to
+    a division of its own: under the one named by one of them ("Sección 1.ª El libro registro de socios"), only that
+    one is its name."""
+    names = [name for text, kind in zip(chunk.heading_path, chunk.heading_kinds) if kind in DIVISIONS
+             for name in [division_name(text)] if name]
+    return [_matter_of(name, inner) for name, inner in zip(names, names[1:])] + names[-1:]
+
+
+_MATTERS = re.compile(r",\s+|\s+[ye]\s+")  # "A y B", "A, B y C": the matters a division's name joins
+
+
+def _matter_of(name: str, inner: str) -> str:
+    """Of the matters `name` joins, the one the division inside it (`inner`) is named by, when one only holds its
+    words ("Aportaciones dinerarias y aportaciones no dinerarias" keeps both for "Aportaciones no dinerarias": "no"
+    is no term); else the whole name."""
+    parts = _MATTERS.split(name)
+    held = stated_terms(inner)
+    if len(parts) < 2 or not held:
+        return name
+    naming = [part for part in parts if held <= stated_terms(part)]
+    return naming[0] if len(naming) == 1 else name
 
 
 def forms(a: str, b: str) -> bool:
