@@ -112,14 +112,15 @@ def division_names(chunk: Chunk) -> list[str]:
 _MATTERS = re.compile(r",\s+|\s+[ye]\s+")  # "A y B", "A, B y C": the matters a division's name joins
 
 
+@lru_cache(maxsize=10_000)
 def _matter_of(name: str, inner: str) -> str:
     """Of the matters `name` joins, the one the division inside it (`inner`) is named by, when one only holds its
     words ("Aportaciones dinerarias y aportaciones no dinerarias" keeps both for "Aportaciones no dinerarias": "no"
     is no term); else the whole name."""
     parts = _MATTERS.split(name)
-    held = stated_terms(inner)
-    if len(parts) < 2 or not held:
+    if len(parts) < 2:
         return name
+    held = stated_terms(inner)
     naming = [part for part in parts if held <= stated_terms(part)]
     return naming[0] if len(naming) == 1 else name
 
